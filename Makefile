@@ -1,0 +1,37 @@
+# Two commands do everything on a fresh clone: `make generate` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.kgen-installed
+
+.PHONY: generate verify test bench bootstrap-runtime clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+## Regenerate generated/ from apis/.
+generate: $(STAMP)
+	$(BIN)/kgen generate
+
+## Fail with a diff when generated/ (or kgen's own runtime models) drifted.
+verify: $(STAMP)
+	$(BIN)/kgen generate --verify-only
+	$(BIN)/kgen bootstrap-runtime --verify-only
+
+## Run the whole test suite.
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+## Run the benchmarks (prints ratios against the alternatives).
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+## Regenerate kgen's own runtime models of the apimachinery well-known types.
+bootstrap-runtime: $(STAMP)
+	$(BIN)/kgen bootstrap-runtime
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache

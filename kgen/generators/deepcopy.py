@@ -1,0 +1,134 @@
+"""The deepcopy generator (counterpart of deepcopy-gen): `deepcopy.py` per package.
+
+One `deep_copy_<Type>(src)` per struct: immutable values (str, int, bool, bytes, enums,
+Quantity, IntOrString, Time, Duration) are shared, containers are rebuilt, nested
+structs are copied by their own functions, and the result is constructed without
+validation through the runtime interface. Importing the module installs each function
+as the class's `deep_copy()`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kgen.generators.models import docstring, ordered_types
+from kgen.generators.options import GeneratorOptions
+from kgen.generators.python import ModuleContext, nullable, underlying
+from kgen.ir.model import Package, TypeDef, TypeRef, Universe
+from kgen.render import GeneratedFile, render_python
+
+NAME = "deepcopy"
+
+
+@dataclass(frozen=True)
+class CopyView:
+    name: str
+    class_ref: str
+    doc: str
+    values: list[tuple[str, str]]  # (python attribute, expression)
+    prelude: list[str]
+
+
+def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:
+    """A deepcopy module for every generated package that has structs."""
+    files = []
+    for package in universe.generated_packages:
+        structs = [t for t in ordered_types(universe, package) if t.kind == "struct"]
+        if structs:
+            files.append(_file(universe, package, structs))
+    return files
+
+
+def _file(universe: Universe, package: Package, structs: list[TypeDef]) -> GeneratedFile:
+    context = ModuleContext(universe, package, NAME)
+    for name in ("construct", "values", "fields_set", "register_deep_copy"):
+        context.runtime(name)
+    copies = [_copy_view(context, t) for t in structs]
+    sources = tuple(f"{package.import_path}/{f.rsplit('/', 1)[-1]}".lstrip("/") for f in package.files)
+    path = f"{package.output_dir}/deepcopy.py" if package.output_dir else "deepcopy.py"
+    return render_python(
+        "deepcopy/deepcopy.py.j2",
+        path,
+        NAME,
+        sources,
+        package=package,
+        imports=context.import_lines(),
+        copies=copies,
+        docstring=docstring,
+    )
+
+
+def _copy_view(context: ModuleContext, typedef: TypeDef) -> CopyView:
+    values: list[tuple[str, str]] = []
+    for field in typedef.fields:
+        source = f"values[{field.python_name!r}]"
+        expression = _copy(context, field.type, "value", 0)
+        if expression == "value":
+            expression = source
+        elif expression.startswith(_GUARD):
+            expression = f"None if (value := {source}) is None else " + expression[len(_GUARD) :]
+        else:
+            assert expression.count("value") == 1, expression
+            expression = expression.replace("value", source)
+        values.append((field.python_name, expression))
+    return CopyView(
+        name=typedef.python_name,
+        class_ref=typedef.python_name,
+        doc=f"A deep copy of a {typedef.name}: shares no mutable value with `src`.",
+        values=values,
+        prelude=[],
+    )
+
+
+_GUARD = "None if value is None else "
+
+
+def _is_shared(context: ModuleContext, ref: TypeRef) -> bool:
+    """Values that are immutable in Python and can be shared by the copy."""
+    base = underlying(context.universe, ref)
+    if base.kind == "basic":
+        return True
+    if base.kind == "pointer":
+        return _is_shared(context, base.elem)
+    if base.kind == "named":
+        typedef = context.universe.resolve(base)
+        return typedef.kind == "python" and not typedef.mutable
+    return False
+
+
+def _copy(context: ModuleContext, ref: TypeRef, var: str, depth: int) -> str:
+    """An expression that deep-copies `var` (which may be None when the type is nullable)."""
+    if _is_shared(context, ref):
+        return var
+    base = underlying(context.universe, ref)
+    if base.kind == "pointer":
+        inner = _copy(context, base.elem, var, depth)
+        if inner == var or inner.startswith(f"None if {var} is None else "):
+            return inner
+        return f"None if {var} is None else {inner}"
+    if base.kind == "named":
+        typedef = context.universe.resolve(base)
+        if typedef.kind == "struct":
+            function = _function_ref(context, typedef)
+            inner = f"{function}({var})"
+        else:  # a mutable Python-implemented type
+            inner = f"{var}.deep_copy()"
+        return f"None if {var} is None else {inner}" if nullable(context.universe, ref) else inner
+    if base.kind == "slice":
+        item = f"item{depth}"
+        element = _copy(context, base.elem, item, depth + 1)
+        inner = f"{var}.copy()" if element == item else f"[{element} for {item} in {var}]"
+        return f"None if {var} is None else {inner}"
+    if base.kind == "map":
+        key, item = f"key{depth}", f"item{depth}"
+        element = _copy(context, base.elem, item, depth + 1)
+        inner = f"{var}.copy()" if element == item else f"{{{key}: {element} for {key}, {item} in {var}.items()}}"
+        return f"None if {var} is None else {inner}"
+    return f"{context.python_class('kgen.runtime.rawjson:copy_json')}({var})"
+
+
+def _function_ref(context: ModuleContext, typedef: TypeDef) -> str:
+    if typedef.package == context.package.import_path:
+        return f"deep_copy_{typedef.python_name}"
+    target = context.universe.package(typedef.package)
+    return f"{context.package_module(target, 'deepcopy')}.deep_copy_{typedef.python_name}"

@@ -1,0 +1,345 @@
+"""The models generator: pydantic v2 models per package, JSON-identical to Go's encoding/json.
+
+Per package it writes `models.py` (enums, aliases, model classes, each with a generated
+`to_dict()` that applies omitempty/omitzero exactly as Go does) and `__init__.py`
+(re-exports; imports the other per-package modules that register themselves).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kgen.generators.options import GeneratorOptions
+from kgen.generators.python import ModuleContext, nullable, underlying, zero_value
+from kgen.ir.model import Field, Package, TypeDef, TypeRef, Universe
+from kgen.render import GeneratedFile, render_python
+
+NAME = "models"
+#: Generators whose per-package module registers itself on import, and when a package has one.
+REGISTERING_MODULES = {"deepcopy": lambda package: any(t.kind == "struct" for t in package.types)}
+
+
+@dataclass(frozen=True)
+class FieldView:
+    python_name: str
+    annotation: str
+    default: str
+    default_factory: bool
+    alias: str | None
+    doc: str
+
+
+@dataclass(frozen=True)
+class ClassView:
+    name: str
+    doc: str
+    fields: list[FieldView]
+    nonnull: list[str]
+    gvk: tuple[str, str, str] | None
+    to_dict: list[str]
+
+
+@dataclass(frozen=True)
+class EnumView:
+    name: str
+    base: str
+    doc: str
+    values: list[tuple[str, str, str]]  # (python name, literal, doc)
+
+
+@dataclass(frozen=True)
+class AliasView:
+    name: str
+    target: str
+    doc: str
+
+
+def docstring(text: str, indent: int = 4) -> str:
+    """A triple-quoted docstring literal for arbitrary doc text, continuation lines indented."""
+    text = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').strip()
+    if text.endswith('"'):
+        text += " "
+    first, *rest = text.split("\n")
+    pad = " " * indent
+    lines = [first] + [pad + line if line.strip() else "" for line in rest]
+    return '"""' + "\n".join(lines) + '"""'
+
+
+def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:
+    """Models and package `__init__.py` for every generated package."""
+    files: list[GeneratedFile] = []
+    directories: set[str] = set()
+    for package in universe.generated_packages:
+        files.append(_models_file(universe, package))
+        files.append(_init_file(universe, package, options))
+        parts = package.output_dir.split("/") if package.output_dir else []
+        for depth in range(len(parts)):
+            directories.add("/".join(parts[:depth]))
+    own = {p.output_dir for p in universe.generated_packages}
+    for directory in sorted(directories - own):
+        path = f"{directory}/__init__.py" if directory else "__init__.py"
+        files.append(
+            render_python("models/namespace_init.py.j2", path, NAME, (), directory=directory or ".")
+        )
+    return files
+
+
+def _sources(package: Package) -> tuple[str, ...]:
+    return tuple(f"{package.import_path}/{f.rsplit('/', 1)[-1]}".lstrip("/") for f in package.files)
+
+
+def _path(package: Package, filename: str) -> str:
+    return f"{package.output_dir}/{filename}" if package.output_dir else filename
+
+
+def _models_file(universe: Universe, package: Package) -> GeneratedFile:
+    context = ModuleContext(universe, package, "models")
+    context.runtime("Model")
+    context.runtime("finish_models")
+    enums: list[EnumView] = []
+    aliases: list[AliasView] = []
+    classes: list[ClassView] = []
+    order: list[tuple[str, str]] = []  # (kind, name) in definition order
+    for typedef in ordered_types(universe, package):
+        if typedef.kind == "python":
+            continue
+        if typedef.kind == "named":
+            base = underlying(universe, typedef.underlying)
+            if typedef.enum_values and base.kind == "basic" and (base.basic == "string" or base.basic in _INTS):
+                enums.append(_enum(context, typedef, base))
+                order.append(("enum", typedef.python_name))
+            else:
+                aliases.append(AliasView(typedef.python_name, context.annotation(typedef.underlying), typedef.doc))
+                order.append(("alias", typedef.python_name))
+        else:
+            classes.append(_class(context, package, typedef))
+            order.append(("class", typedef.python_name))
+    by_name = {v.name: v for v in enums + aliases + classes}  # type: ignore[operator]
+    definitions = [(kind, by_name[name]) for kind, name in order]
+    return render_python(
+        "models/models.py.j2",
+        _path(package, "models.py"),
+        NAME,
+        _sources(package),
+        package=package,
+        doc=package.doc,
+        imports=context.import_lines(),
+        definitions=definitions,
+        classes=classes,
+        exported=[name for _, name in order],
+        docstring=docstring,
+    )
+
+
+_INTS = ("int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64")
+
+
+def _enum(context: ModuleContext, typedef: TypeDef, base: TypeRef) -> EnumView:
+    is_string = base.basic == "string"
+    values = [(v.python_name, repr(v.value) if not is_string else _string_literal(str(v.value)), v.doc) for v in typedef.enum_values]
+    return EnumView(
+        name=typedef.python_name,
+        base=context.runtime("StringEnum" if is_string else "IntEnum"),
+        doc=typedef.doc or f"{typedef.name} values known to this client; any other value is accepted.",
+        values=values,
+    )
+
+
+def _string_literal(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _class(context: ModuleContext, package: Package, typedef: TypeDef) -> ClassView:
+    fields: list[FieldView] = []
+    nonnull: list[str] = []
+    gvk = None
+    # Built-in meta types (Status) are registered into every group; their senders set apiVersion.
+    if (typedef.is_kind or typedef.is_list) and not package.internal and not package.builtin and package.version:
+        gvk = (package.group, package.version, typedef.name)
+    api_version = f"{package.group}/{package.version}" if package.group else package.version
+    for field in typedef.fields:
+        annotation = context.annotation(field.type)
+        is_nullable = nullable(context.universe, field.type)
+        if is_nullable and annotation != "_Any":
+            annotation += " | None"
+        default, factory = zero_value(context, field.type)
+        if gvk and field.go_path[:1] == ("TypeMeta",) and field.json_name in ("apiVersion", "kind"):
+            default = _string_literal(api_version if field.json_name == "apiVersion" else typedef.name)
+        if field.json_string:
+            validator = context.runtime("unquote_string_option")
+            annotation = f"_Annotated[{annotation}, _BeforeValidator({validator})]"
+        if not is_nullable:
+            nonnull.extend(sorted({field.json_name, field.python_name}))
+        fields.append(
+            FieldView(
+                python_name=field.python_name,
+                annotation=annotation,
+                default=default,
+                default_factory=factory,
+                alias=field.json_name if field.json_name != field.python_name else None,
+                doc=field.doc,
+            )
+        )
+    return ClassView(
+        name=typedef.python_name,
+        doc=typedef.doc or f"{typedef.name} is generated from {typedef.package}.{typedef.name}.",
+        fields=fields,
+        nonnull=nonnull,
+        gvk=gvk,
+        to_dict=_to_dict_lines(context, typedef),
+    )
+
+
+# -- to_dict: Go's encoding/json, field by field ------------------------------------------
+
+
+def _to_dict_lines(context: ModuleContext, typedef: TypeDef) -> list[str]:
+    lines = ["values = self.__dict__", "out: dict[str, _Any] = {}"]
+    for field in typedef.fields:
+        lines.append(f"value = values[{field.python_name!r}]")
+        condition = _emit_condition(context, field)
+        # The emptiness tests all exclude None, so the value needs no second nil check.
+        expression = _nullable_json(context, field.type, "value", 0, pointer=False, known_set=bool(condition))
+        if field.json_string:
+            expression = _string_option(context, field, expression)
+        assignment = f"out[{field.json_name!r}] = {expression}"
+        if condition:
+            lines.append(f"if {condition}:")
+            lines.append("    " + assignment)
+        else:
+            lines.append(assignment)
+    lines.append("return out")
+    return lines
+
+
+def _string_option(context: ModuleContext, field: Field, expression: str) -> str:
+    base = underlying(context.universe, field.type)
+    inner = underlying(context.universe, base.elem) if base.kind == "pointer" else base
+    if inner.kind != "basic" or inner.basic == "bytes":
+        return expression  # Go ignores ",string" for other kinds
+    option = context.runtime("string_option")
+    return f"None if value is None else {option}(value)" if base.kind == "pointer" else f"{option}(value)"
+
+
+def _emit_condition(context: ModuleContext, field: Field) -> str:
+    base = underlying(context.universe, field.type)
+    conditions: list[str] = []
+    if field.omitempty:
+        if base.kind == "basic" or base.kind in ("slice", "map"):
+            conditions.append("value")
+        elif base.kind in ("pointer", "any"):
+            conditions.append("value is not None")
+        # structs (and Python-implemented struct types) are never empty for omitempty
+    if field.omitzero:
+        if base.kind == "basic":
+            conditions.append("value is not None" if base.basic == "bytes" else "value")
+        elif base.kind in ("pointer", "slice", "map", "any"):
+            conditions.append("value is not None")
+        else:
+            typedef = context.universe.resolve(base)
+            if typedef.kind == "python":
+                conditions.append("value is not None and not value.is_zero()")
+            else:
+                conditions.append(f"not {context.runtime('is_zero')}(value)")
+    unique = list(dict.fromkeys(conditions))
+    return " and ".join(unique)
+
+
+def _nullable_json(
+    context: ModuleContext, ref: TypeRef, var: str, depth: int, pointer: bool, known_set: bool = False
+) -> str:
+    base = underlying(context.universe, ref)
+    is_python = base.kind == "named" and context.universe.resolve(base).kind == "python"
+    if is_python and not pointer and not known_set:
+        zero = context.class_ref(context.universe.resolve(base))
+        return f"{zero}.ZERO_JSON if {var} is None else {var}.to_json()"
+    inner = _json(context, base, var, depth)
+    if inner == var or known_set or not nullable(context.universe, base):
+        return inner
+    return f"None if {var} is None else {inner}"
+
+
+def _json(context: ModuleContext, base: TypeRef, var: str, depth: int) -> str:
+    if base.kind == "basic":
+        if base.basic == "bytes":
+            return f"{context.runtime('encode_bytes')}({var})"
+        if base.basic in ("float32", "float64"):
+            return f"{context.runtime('float_value')}({var})"
+        return var
+    if base.kind == "named":
+        typedef = context.universe.resolve(base)
+        return f"{var}.to_dict()" if typedef.kind == "struct" else f"{var}.to_json()"
+    if base.kind == "pointer":
+        return _json(context, underlying(context.universe, base.elem), var, depth)
+    if base.kind == "slice":
+        item = f"item{depth}"
+        expression = _nullable_json(context, base.elem, item, depth + 1, pointer=False)
+        return f"list({var})" if expression == item else f"[{expression} for {item} in {var}]"
+    if base.kind == "map":
+        key, item = f"key{depth}", f"item{depth}"
+        expression = _nullable_json(context, base.elem, item, depth + 1, pointer=False)
+        if expression == item:
+            return f"dict(sorted({var}.items()))"
+        return f"{{{key}: {expression} for {key}, {item} in sorted({var}.items())}}"
+    return var
+
+
+# -- ordering ------------------------------------------------------------------------------
+
+
+def ordered_types(universe: Universe, package: Package) -> list[TypeDef]:
+    """Types in source order, moved so that what a definition needs at import time
+    (a struct's value-typed struct fields, an alias's target) is defined before it."""
+    local = {t.name: t for t in package.types}
+    done: set[str] = set()
+    out: list[TypeDef] = []
+
+    def needs(typedef: TypeDef) -> list[str]:
+        refs: list[TypeRef] = []
+        if typedef.kind == "struct":
+            refs = [f.type for f in typedef.fields if f.type.kind == "named"]
+        elif typedef.kind == "named" and typedef.underlying is not None:
+            refs = _named_refs(typedef.underlying)
+        return [r.name for r in refs if r.package == package.import_path and r.name in local]
+
+    def visit(typedef: TypeDef, stack: set[str]) -> None:
+        if typedef.name in done or typedef.name in stack:
+            return
+        for name in needs(typedef):
+            visit(local[name], stack | {typedef.name})
+        done.add(typedef.name)
+        out.append(typedef)
+
+    for typedef in package.types:
+        visit(typedef, set())
+    return out
+
+
+def _named_refs(ref: TypeRef) -> list[TypeRef]:
+    if ref.kind == "named":
+        return [ref]
+    out: list[TypeRef] = []
+    for child in (ref.elem, ref.key):
+        if child is not None:
+            out.extend(_named_refs(child))
+    return out
+
+
+def _init_file(universe: Universe, package: Package, options: GeneratorOptions) -> GeneratedFile:
+    exported = [t.python_name for t in package.types if t.kind != "python"]
+    registering = [
+        generator
+        for generator, has_module in REGISTERING_MODULES.items()
+        if generator in options.generators and has_module(package)
+    ]
+    return render_python(
+        "models/init.py.j2",
+        _path(package, "__init__.py"),
+        NAME,
+        _sources(package),
+        package=package,
+        doc=package.doc,
+        exported=exported,
+        registering=registering,
+        docstring=docstring,
+    )

@@ -1,0 +1,160 @@
+"""What Python generators share: module paths, imports, and how TypeRefs read in Python.
+
+`ModuleContext` is the per-file object generators print through: asking it for a name in
+another module records the import, so nobody writes import blocks by hand, and the
+imports come out sorted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kgen.ir.model import Package, TypeDef, TypeRef, Universe
+
+BASIC_ANNOTATIONS = {
+    "string": "str",
+    "bool": "bool",
+    "float32": "float",
+    "float64": "float",
+    "int": "_Int64",
+    "int64": "_Int64",
+    "int32": "_Int32",
+    "int16": "_Int16",
+    "int8": "_Int8",
+    "uint": "_Uint64",
+    "uint64": "_Uint64",
+    "uintptr": "_Uint64",
+    "uint32": "_Uint32",
+    "uint16": "_Uint16",
+    "uint8": "_Uint8",
+    "bytes": "_GoBytes",
+}
+BASIC_ZERO = {"string": '""', "bool": "False", "float32": "0.0", "float64": "0.0", "bytes": "None"}
+
+
+def module_parts(package: Package) -> list[str]:
+    return [p for p in package.python_package.split(".") if p]
+
+
+@dataclass
+class ModuleContext:
+    """The Python module being generated: tracks imports for the names it refers to."""
+
+    universe: Universe
+    package: Package
+    module: str  # "models", "deepcopy"
+    imports: dict[tuple[str, str], str] = field(default_factory=dict)  # (from, name) -> alias
+    runtime_names: set[str] = field(default_factory=set)
+
+    def runtime(self, name: str) -> str:
+        """A name from kgen.runtime.model, imported under a private alias."""
+        self.runtime_names.add(name)
+        return f"_{name}" if not name.startswith("_") else name
+
+    def package_module(self, target: Package, module: str) -> str:
+        """Refer to `module` ("models", "deepcopy") of another package; returns its alias."""
+        if target.import_path == self.package.import_path:
+            raise ValueError("a module does not import its own package")
+        source = self._from(target)
+        alias = "_" + "_".join(module_parts(target)[-2:] or [target.go_name]).replace(".", "_") + "_" + module
+        self.imports[(source, module)] = alias
+        return alias
+
+    def sibling(self, module: str) -> str:
+        """Import a module of this same package (`from . import models`)."""
+        alias = f"_{module}"
+        self.imports[(".", module)] = alias
+        return alias
+
+    def python_class(self, dotted: str) -> str:
+        """Import a runtime class given as `module:Name`."""
+        module, _, name = dotted.partition(":")
+        alias = f"_{name}"
+        self.imports[(module, name)] = alias
+        return alias
+
+    def _from(self, target: Package) -> str:
+        if not target.generate or not self.package.generate:
+            return target.python_package
+        here = module_parts(self.package)
+        there = module_parts(target)
+        common = 0
+        while common < min(len(here), len(there)) and here[common] == there[common]:
+            common += 1
+        dots = "." * (len(here) - common + 1)
+        return dots + ".".join(there[common:])
+
+    def import_lines(self) -> list[str]:
+        """`from X import Y as Z` lines, absolute before relative, sorted."""
+        lines = []
+        for (source, name), alias in self.imports.items():
+            lines.append((source.startswith("."), source, name, f"from {source} import {name} as {alias}"))
+        if self.runtime_names:
+            for name in self.runtime_names:
+                alias = f"_{name}" if not name.startswith("_") else name
+                lines.append((False, "kgen.runtime.model", name, f"from kgen.runtime.model import {name} as {alias}"))
+        return [line for *_, line in sorted(lines)]
+
+    # -- names of types ---------------------------------------------------------------
+
+    def class_ref(self, typedef: TypeDef) -> str:
+        """How this module refers to a generated class or alias."""
+        if typedef.kind == "python":
+            return self.python_class(typedef.python_class)
+        if typedef.package == self.package.import_path and self.module == "models":
+            return typedef.python_name
+        if typedef.package == self.package.import_path:
+            return f"{self.sibling('models')}.{typedef.python_name}"
+        target = self.universe.package(typedef.package)
+        return f"{self.package_module(target, 'models')}.{typedef.python_name}"
+
+    def annotation(self, ref: TypeRef) -> str:
+        """The Python annotation of a field of this type (without `| None` for nil)."""
+        if ref.kind == "basic":
+            name = BASIC_ANNOTATIONS[ref.basic]
+            return self.runtime(name[1:]) if name.startswith("_") else name
+        if ref.kind == "named":
+            return self.class_ref(self.universe.resolve(ref))
+        if ref.kind == "pointer":
+            return self.annotation(ref.elem)
+        if ref.kind == "slice":
+            return f"list[{self.nullable_annotation(ref.elem)}]"
+        if ref.kind == "map":
+            return f"dict[str, {self.nullable_annotation(ref.elem)}]"
+        return "_Any"
+
+    def nullable_annotation(self, ref: TypeRef) -> str:
+        base = self.annotation(ref)
+        return f"{base} | None" if nullable(self.universe, ref) and base != "_Any" else base
+
+
+def underlying(universe: Universe, ref: TypeRef) -> TypeRef:
+    """Follow named non-struct types to what they are made of."""
+    while ref.kind == "named":
+        typedef = universe.resolve(ref)
+        if typedef.kind != "named" or typedef.underlying is None:
+            return ref
+        ref = typedef.underlying
+    return ref
+
+
+def nullable(universe: Universe, ref: TypeRef) -> bool:
+    """Whether Python represents this Go value with None for nil/zero."""
+    base = underlying(universe, ref)
+    if base.kind in ("pointer", "slice", "map", "any"):
+        return True
+    if base.kind == "basic":
+        return base.basic == "bytes"
+    return universe.resolve(base).kind == "python"
+
+
+def zero_value(context: ModuleContext, ref: TypeRef) -> tuple[str, bool]:
+    """Python source of the zero value, and whether it is a default_factory."""
+    base = underlying(context.universe, ref)
+    if base.kind == "basic":
+        return BASIC_ZERO.get(base.basic, "0"), False
+    if base.kind == "named":
+        typedef = context.universe.resolve(base)
+        if typedef.kind == "struct":
+            return context.class_ref(typedef), True
+    return "None", False

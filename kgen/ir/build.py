@@ -1,0 +1,676 @@
+"""Lower syntax + markers into the frozen IR (`build_universe`).
+
+Resolution follows Go: identifiers resolve in their package, qualified names through the
+file's imports; aliases (`type X = Y`) disappear into their targets; a type defined from
+a struct (`type X other.Y`) gets that struct's members; embedded structs whose JSON name
+is empty are promoted exactly as encoding/json promotes them. Every problem is a
+diagnostic at the place it was written.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kgen.diagnostics import Diagnostics, Position
+from kgen.ir import names
+from kgen.ir.model import EnumValue, Field, Member, Package, ProtobufInfo, TypeDef, TypeRef, Universe
+from kgen.markers.grammar import doc_lines, extract_markers
+from kgen.markers.registry import REGISTRY, Marker, Scope
+from kgen.source import buildtags
+from kgen.source.loader import SourcePackage, load_packages
+from kgen.source.syntax import CommentBlock, ConstDecl, FieldDecl, GoFile, TypeDecl, TypeExpr
+from kgen.source.tags import JSONTag, ProtobufTag, TagError, parse_struct_tag
+
+WELLKNOWN_ROOT = Path(__file__).resolve().parent.parent / "wellknown"
+APIMACHINERY = "k8s.io/apimachinery/pkg/"
+META_V1 = APIMACHINERY + "apis/meta/v1"
+RUNTIME_PACKAGE = "kgen.runtime.apimachinery"
+
+_VERSION = re.compile(r"^v\d+((alpha|beta)\d+)?$")
+_BASIC = {
+    "bool", "string", "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16",
+    "uint32", "uint64", "uintptr", "float32", "float64", "byte", "rune",
+}  # fmt: skip
+_BASIC_ALIASES = {"byte": "uint8", "rune": "int32"}
+_OPAQUE_MARKERS = (
+    "kgen:opaque",
+    "kubebuilder:pruning:PreserveUnknownFields",
+    "kubebuilder:validation:Schemaless",
+)
+
+
+@dataclass
+class BuildOptions:
+    """What `build_universe` reads."""
+
+    input: Path
+    module: str
+    import_map: dict[str, Path] = field(default_factory=dict)
+    tags: frozenset[str] = buildtags.DEFAULT_TAGS
+    bootstrap: bool = False
+    """Build kgen's own well-known packages as the input (for kgen's runtime)."""
+
+
+@dataclass
+class _SourceInfo:
+    source: SourcePackage
+    decls: dict[str, tuple[TypeDecl, GoFile]]
+    consts: list[tuple[ConstDecl, GoFile]]
+    markers: tuple[Marker, ...]
+    builtin: bool
+    dependency: bool
+
+
+def _pos(position: Position) -> str:
+    return str(position)
+
+
+def _comment_doc(*blocks: CommentBlock) -> str:
+    lines: list[str] = []
+    for block in blocks:
+        lines.extend(doc_lines(block))
+    while lines and not lines[-1].strip():
+        lines.pop()
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    return "\n".join(line.rstrip() for line in lines)
+
+
+class _Builder:
+    def __init__(self, options: BuildOptions, diagnostics: Diagnostics):
+        self.options = options
+        self.diagnostics = diagnostics
+        self.packages: dict[str, _SourceInfo] = {}
+        self.typedefs: dict[tuple[str, str], TypeDef | None] = {}
+        self.in_progress: set[tuple[str, str]] = set()
+        self.alias_stack: set[tuple[str, str]] = set()
+        self.loaded_dirs: set[Path] = set()
+
+    # -- loading ----------------------------------------------------------------
+
+    def load(self) -> None:
+        builtin = load_packages(WELLKNOWN_ROOT, "", self.diagnostics, self.options.tags, label="")
+        for source in builtin:
+            self.register(source, builtin=True, dependency=False)
+        if self.options.bootstrap:
+            return
+        for source in load_packages(self.options.input, self.options.module, self.diagnostics, self.options.tags):
+            if source.import_path in self.packages:
+                continue  # a well-known package kgen already knows
+            self.register(source, builtin=False, dependency=False)
+
+    def register(self, source: SourcePackage, builtin: bool, dependency: bool) -> None:
+        decls: dict[str, tuple[TypeDecl, GoFile]] = {}
+        consts: list[tuple[ConstDecl, GoFile]] = []
+        package_markers: list[Marker] = []
+        for go_file in source.files:
+            for block in go_file.package_doc:
+                for raw in extract_markers(block):
+                    marker = REGISTRY.parse(raw, Scope.PACKAGE, self.diagnostics)
+                    if marker is not None:
+                        package_markers.append(marker)
+            for decl in go_file.types:
+                previous = decls.get(decl.name)
+                if previous is not None:
+                    self.diagnostics.error(
+                        decl.position,
+                        f"type {decl.name} is declared twice in package {source.import_path or '.'} "
+                        f"(first at {previous[0].position}); give one file a build constraint or rename one",
+                    )
+                    continue
+                decls[decl.name] = (decl, go_file)
+            consts.extend((c, go_file) for c in go_file.consts)
+        self.packages[source.import_path] = _SourceInfo(
+            source, decls, consts, tuple(package_markers), builtin, dependency
+        )
+
+    def ensure_package(self, import_path: str) -> _SourceInfo | None:
+        if import_path in self.packages:
+            return self.packages[import_path]
+        for prefix, directory in sorted(self.options.import_map.items(), key=lambda kv: -len(kv[0])):
+            if import_path == prefix or import_path.startswith(prefix + "/"):
+                directory = directory.resolve()
+                if directory not in self.loaded_dirs:
+                    self.loaded_dirs.add(directory)
+                    for source in load_packages(directory, prefix, self.diagnostics, self.options.tags):
+                        if source.import_path not in self.packages:
+                            self.register(source, builtin=False, dependency=True)
+                return self.packages.get(import_path)
+        return None
+
+    # -- resolution -------------------------------------------------------------
+
+    def import_table(self, go_file: GoFile) -> dict[str, str]:
+        table: dict[str, str] = {}
+        for imp in go_file.imports:
+            if imp.alias in ("_", "."):
+                continue
+            alias = imp.alias
+            if not alias:
+                info = self.ensure_package(imp.path)
+                alias = info.source.files[0].package if info else _default_package_name(imp.path)
+            table[alias] = imp.path
+        return table
+
+    def resolve_expr(
+        self, expr: TypeExpr, package: str, go_file: GoFile, allow_any: bool = False
+    ) -> TypeRef | None:
+        kind = expr.kind
+        if kind == "ident":
+            if expr.name in _BASIC and expr.name not in self.packages[package].decls:
+                return TypeRef(kind="basic", basic=_BASIC_ALIASES.get(expr.name, expr.name))
+            if expr.name == "any":
+                return self._any(expr, allow_any)
+            return self.resolve_named(package, expr.name, expr.position)
+        if kind == "qualified":
+            imports = self.import_table(go_file)
+            import_path = imports.get(expr.package)
+            if import_path is None:
+                self.diagnostics.error(
+                    expr.position,
+                    f"undefined package {expr.package!r} in {expr.text}: import it in this file",
+                )
+                return None
+            if import_path == "time" and expr.name == "Duration":
+                return TypeRef(kind="basic", basic="int64")
+            if self.ensure_package(import_path) is None:
+                self.diagnostics.error(
+                    expr.position,
+                    f"cannot find package {import_path!r} for {expr.text}: it is not under the input module "
+                    f"{self.options.module or '(none; set --module)'} and not a well-known apimachinery package; "
+                    f"pass --import-map {import_path}=DIR pointing at its Go definitions",
+                )
+                return None
+            return self.resolve_named(import_path, expr.name, expr.position)
+        if kind == "pointer":
+            elem = self.resolve_expr(expr.elem, package, go_file, allow_any)
+            return TypeRef(kind="pointer", elem=elem) if elem else None
+        if kind == "slice":
+            elem = self.resolve_expr(expr.elem, package, go_file, allow_any)
+            if elem is None:
+                return None
+            if elem.kind == "basic" and elem.basic == "uint8":
+                return TypeRef(kind="basic", basic="bytes")
+            return TypeRef(kind="slice", elem=elem)
+        if kind == "map":
+            key = self.resolve_expr(expr.key, package, go_file)
+            elem = self.resolve_expr(expr.elem, package, go_file, allow_any)
+            if key is None or elem is None:
+                return None
+            if not self._valid_map_key(key):
+                self.diagnostics.error(
+                    expr.key.position,
+                    f"map key type {expr.key.text} cannot be a JSON object key: use string, an integer "
+                    "type, or a named string type",
+                )
+                return None
+            return TypeRef(kind="map", key=key, elem=elem)
+        if kind == "interface":
+            if not expr.empty_interface:
+                self.diagnostics.error(
+                    expr.position, "interface types with methods cannot be serialized; API types hold data only"
+                )
+                return None
+            return self._any(expr, allow_any)
+        messages = {
+            "array": "fixed-size arrays are not supported in API types; use a slice",
+            "struct": "anonymous struct types are not supported in API types; declare a named struct type",
+            "func": "func fields cannot be serialized; API types hold data only",
+            "chan": "channel fields cannot be serialized; API types hold data only",
+            "generic": "generic types are not supported in API types",
+        }
+        self.diagnostics.error(expr.position, messages.get(kind, f"unsupported type expression {expr.text}"))
+        return None
+
+    def _any(self, expr: TypeExpr, allow_any: bool) -> TypeRef | None:
+        if allow_any:
+            return TypeRef(kind="any")
+        self.diagnostics.error(
+            expr.position,
+            f"{expr.text} holds arbitrary JSON: mark the field or type with +kgen:opaque "
+            "(or +kubebuilder:pruning:PreserveUnknownFields) to keep it as parsed JSON",
+        )
+        return None
+
+    def _valid_map_key(self, key: TypeRef) -> bool:
+        if key.kind == "basic":
+            return key.basic not in ("bool", "float32", "float64", "bytes")
+        if key.kind == "named":
+            target = self.typedef(key.package, key.name)
+            return target is not None and target.kind == "named" and target.underlying is not None and (
+                target.underlying.kind == "basic" and target.underlying.basic not in ("bool", "float32", "float64", "bytes")
+            )
+        return False
+
+    def resolve_named(self, package: str, name: str, position: Position) -> TypeRef | None:
+        info = self.packages.get(package)
+        entry = info.decls.get(name) if info else None
+        if entry is None:
+            where = f"package {package}" if package else "this package"
+            self.diagnostics.error(position, f"undefined type {name} in {where}")
+            return None
+        decl, go_file = entry
+        if decl.alias:
+            key = (package, name)
+            if key in self.alias_stack:
+                self.diagnostics.error(decl.position, f"type alias {name} refers to itself")
+                return None
+            self.alias_stack.add(key)
+            try:
+                return self.resolve_expr(decl.type, package, go_file, allow_any=self._is_opaque_decl(decl))
+            finally:
+                self.alias_stack.discard(key)
+        return TypeRef(kind="named", package=package, name=name)
+
+    # -- markers ----------------------------------------------------------------
+
+    def parse_markers(self, blocks: tuple[CommentBlock, ...], scope: Scope) -> tuple[Marker, ...]:
+        out: list[Marker] = []
+        for block in blocks:
+            for raw in extract_markers(block):
+                marker = REGISTRY.parse(raw, scope, self.diagnostics)
+                if marker is not None:
+                    out.append(marker)
+        self._check_repeats(out)
+        return tuple(out)
+
+    def _check_repeats(self, markers: list[Marker]) -> None:
+        seen: dict[str, Marker] = {}
+        for marker in markers:
+            definition = REGISTRY.lookup(marker.name)
+            if definition is None or definition.repeatable:
+                continue
+            if marker.name in seen and seen[marker.name].value != marker.value:
+                path, line, col = marker.position.rsplit(":", 2)
+                self.diagnostics.error(
+                    Position(path, int(line), int(col)),
+                    f"+{marker.name} is given twice with different values (first at {seen[marker.name].position}); keep one",
+                )
+            seen.setdefault(marker.name, marker)
+
+    def _is_opaque_decl(self, decl: TypeDecl) -> bool:
+        blocks = (decl.prior, decl.doc)
+        return any(
+            raw.text.split("=")[0] in _OPAQUE_MARKERS for block in blocks for raw in extract_markers(block)
+        )
+
+    # -- type definitions ---------------------------------------------------------
+
+    def typedef(self, package: str, name: str) -> TypeDef | None:
+        key = (package, name)
+        if key in self.typedefs:
+            return self.typedefs[key]
+        if key in self.in_progress:
+            decl = self.packages[package].decls[name][0]
+            self.diagnostics.error(
+                decl.position,
+                f"type {name} contains itself by value (through embedding or a struct field); use a pointer",
+            )
+            return None
+        self.in_progress.add(key)
+        try:
+            result = self._build_typedef(package, name)
+        finally:
+            self.in_progress.discard(key)
+        self.typedefs[key] = result
+        return result
+
+    def _build_typedef(self, package: str, name: str) -> TypeDef | None:
+        info = self.packages[package]
+        decl, go_file = info.decls[name]
+        markers = self.parse_markers((decl.prior, decl.doc), Scope.TYPE)
+        marker_names = {m.name for m in markers}
+        common = dict(
+            name=name,
+            package=package,
+            python_name=names.python_class(name),
+            doc=_comment_doc(decl.doc),
+            markers=markers,
+            position=_pos(decl.position),
+        )
+        python_marker = next((m for m in markers if m.name == "kgen:python"), None)
+        if python_marker is not None:
+            json_type = next((m.value for m in markers if m.name == "kgen:jsonType"), "any")
+            return TypeDef(
+                kind="python",
+                python_class=python_marker.value,
+                json_type=json_type,
+                mutable="kgen:mutable" in marker_names,
+                **common,
+            )
+        expr = decl.type
+        if expr.kind == "struct":
+            members = self.members(expr.fields, package, go_file)
+            return self._struct(common, members, package, decl.position)
+        opaque = any(m.name in _OPAQUE_MARKERS for m in markers)
+        underlying = self.resolve_expr(expr, package, go_file, allow_any=opaque)
+        if underlying is None:
+            return None
+        if underlying.kind == "named":
+            target = self.typedef(underlying.package, underlying.name)
+            if target is None:
+                return None
+            if target.kind == "struct":
+                return self._struct(
+                    common, list(target.members), package, decl.position,
+                    defined_from=f"{target.package}.{target.name}",
+                )  # fmt: skip
+            if target.kind == "python":
+                return target.model_copy(update=common | {"markers": target.markers + markers})
+            underlying = target.underlying
+        enum_values = self.enum_values(info, name)
+        is_enum = bool(marker_names & {"enum", "k8s:enum"})
+        if is_enum and not enum_values:
+            self.diagnostics.warning(decl.position, f"+enum on {name}, but no constants of type {name} are declared")
+        return TypeDef(kind="named", underlying=underlying, enum_values=enum_values, is_enum=is_enum, **common)
+
+    def enum_values(self, info: _SourceInfo, type_name: str) -> tuple[EnumValue, ...]:
+        consts = [
+            c
+            for c, _ in info.consts
+            if c.type_name is not None
+            and c.type_name.kind == "ident"
+            and c.type_name.name == type_name
+            and c.value is not None
+            and not any(raw.text.startswith("k8s:enumExclude") for raw in extract_markers(c.doc))
+        ]
+        python_names = names.enum_constants([c.name for c in consts], type_name)
+        return tuple(
+            EnumValue(go_name=c.name, python_name=p, value=c.value, doc=_comment_doc(c.doc), position=_pos(c.position))
+            for c, p in zip(consts, python_names)
+        )
+
+    def members(self, fields: tuple[FieldDecl, ...], package: str, go_file: GoFile) -> list[Member]:
+        out: list[Member] = []
+        for decl in fields:
+            markers = self.parse_markers((decl.doc,), Scope.FIELD)
+            opaque = any(m.name in _OPAQUE_MARKERS for m in markers)
+            type_ref = self.resolve_expr(decl.type, package, go_file, allow_any=opaque)
+            try:
+                tags = parse_struct_tag(decl.tag) if decl.tag else {}
+            except TagError as err:
+                self.diagnostics.error(decl.tag_position or decl.position, str(err))
+                tags = {}
+            json_tag = JSONTag.parse(tags.get("json"))
+            protobuf = None
+            if "protobuf" in tags:
+                try:
+                    parsed = ProtobufTag.parse(tags["protobuf"])
+                    protobuf = ProtobufInfo(
+                        wire_type=parsed.wire_type, number=parsed.number, label=parsed.label,
+                        name=parsed.name, options=dict(parsed.options),
+                    )  # fmt: skip
+                except TagError as err:
+                    self.diagnostics.error(decl.tag_position or decl.position, str(err))
+            if type_ref is None:
+                continue
+            doc = _comment_doc(decl.doc)
+            go_names = decl.names or (_embedded_name(decl.type),)
+            for go_name in go_names:
+                embedded = decl.embedded
+                promoted = embedded and not json_tag.skip and json_tag.name == "" and self._is_struct(type_ref)
+                json_name = None if json_tag.skip or promoted else (json_tag.name or go_name)
+                out.append(
+                    Member(
+                        go_name=go_name, type=type_ref, embedded=embedded, promoted=promoted,
+                        json_name=json_name, protobuf=protobuf, tags=tags, markers=markers, doc=doc,
+                        position=_pos(decl.position),
+                    )  # fmt: skip
+                )
+        return out
+
+    def _is_struct(self, ref: TypeRef) -> bool:
+        if ref.kind == "pointer":
+            ref = ref.elem
+        if ref.kind != "named":
+            return False
+        target = self.typedef(ref.package, ref.name)
+        return target is not None and target.kind == "struct"
+
+    def _struct(
+        self, common: dict, members: list[Member], package: str, position: Position, defined_from: str | None = None
+    ) -> TypeDef:
+        candidates: list[tuple[Member, int, tuple[str, ...], bool, str]] = []
+        self._collect(members, 0, (), candidates, package, set())
+        by_name: dict[str, list[tuple[Member, int, tuple[str, ...], bool, str]]] = {}
+        for candidate in candidates:
+            by_name.setdefault(candidate[0].json_name, []).append(candidate)
+        fields: list[Field] = []
+        taken: set[str] = set()
+        for candidate in candidates:
+            member, depth, path, tagged, declaring_package = candidate
+            group = by_name[member.json_name]
+            dominant = _dominant(group)
+            if dominant is None:
+                if candidate is group[0] and min(c[1] for c in group) == 0:
+                    shallow = [c for c in group if c[1] == 0]
+                    if len(shallow) > 1:
+                        self.diagnostics.error(
+                            Position(*_split_pos(shallow[1][0].position)),
+                            f"fields {shallow[0][0].go_name} and {shallow[1][0].go_name} both use the JSON name "
+                            f"{member.json_name!r}; Go would drop both: rename one",
+                        )
+                continue
+            if dominant is not candidate:
+                continue
+            fields.append(self._field(member, path, declaring_package, taken))
+        typedef = TypeDef(kind="struct", members=tuple(members), fields=tuple(fields), defined_from=defined_from, **common)
+        return self._classify(typedef)
+
+    def _collect(self, members, depth, path, out, package, visiting: set) -> None:
+        for member in members:
+            member_path = path + (member.go_name,)
+            if member.promoted:
+                ref = member.type.elem if member.type.kind == "pointer" else member.type
+                key = (ref.package, ref.name)
+                if key in visiting:
+                    continue
+                target = self.typedef(ref.package, ref.name)
+                if target is None:
+                    continue
+                self._collect(target.members, depth + 1, member_path, out, ref.package, visiting | {key})
+                continue
+            if member.json_name is None:
+                continue
+            tagged = JSONTag.parse(member.tags.get("json")).name != ""
+            out.append((member, depth, member_path, tagged, package))
+
+    def _field(self, member: Member, path: tuple[str, ...], package: str, taken: set[str]) -> Field:
+        tags = member.tags
+        json_tag = JSONTag.parse(tags.get("json"))
+        return Field(
+            go_name=member.go_name,
+            go_path=path,
+            json_name=member.json_name,
+            python_name=names.python_attribute(member.json_name, taken),
+            type=member.type,
+            doc=member.doc,
+            markers=member.markers,
+            omitempty=json_tag.omitempty,
+            omitzero=json_tag.omitzero,
+            json_string=json_tag.string,
+            optional=self._optional(member, json_tag, package),
+            protobuf=member.protobuf,
+            patch_strategy=tags.get("patchStrategy"),
+            patch_merge_key=tags.get("patchMergeKey"),
+            tags=tags,
+            position=member.position,
+        )
+
+    def _optional(self, member: Member, json_tag: JSONTag, package: str) -> bool:
+        names_ = {m.name for m in member.markers}
+        if names_ & {"optional", "k8s:optional", "kubebuilder:validation:Optional"}:
+            return True
+        if names_ & {"required", "k8s:required", "kubebuilder:validation:Required"}:
+            return False
+        package_markers = {m.name for m in self.packages[package].markers}
+        if "kubebuilder:validation:Optional" in package_markers:
+            return True
+        if "kubebuilder:validation:Required" in package_markers:
+            return False
+        return json_tag.omitempty or json_tag.omitzero
+
+    def _classify(self, typedef: TypeDef) -> TypeDef:
+        promoted = {m.type.name for m in typedef.members if m.promoted and m.type.kind == "named" and m.type.package == META_V1}
+        metadata = next((f for f in typedef.fields if f.json_name == "metadata"), None)
+        meta_name = metadata.type.name if metadata and metadata.type.kind == "named" and metadata.type.package == META_V1 else None
+        if "TypeMeta" not in promoted:
+            return typedef
+        items = next((f for f in typedef.fields if f.json_name == "items"), None)
+        if meta_name == "ListMeta" and items is not None and items.type.kind == "slice":
+            return typedef.model_copy(update={"is_list": True, "list_item": items.type.elem})
+        root_markers = {"genclient", "kubebuilder:object:root", "k8s:deepcopy-gen:interfaces"}
+        if meta_name == "ObjectMeta" or any(m.name in root_markers for m in typedef.markers):
+            return typedef.model_copy(update={"is_kind": True})
+        return typedef
+
+    # -- packages -----------------------------------------------------------------
+
+    def build(self) -> Universe:
+        self.load()
+        built: set[str] = set()
+        while pending := [p for p in self.packages if p not in built]:  # imports load more packages
+            for import_path in pending:
+                built.add(import_path)
+                for name, (decl, _) in list(self.packages[import_path].decls.items()):
+                    if decl.alias:
+                        self.resolve_named(import_path, name, decl.position)
+                    else:
+                        self.typedef(import_path, name)
+        self._check_value_cycles()
+        packages = [self.package(path, info) for path, info in sorted(self.packages.items())]
+        self._check_python_collisions(packages)
+        return Universe(module=self.options.module, packages=tuple(packages))
+
+    def _check_value_cycles(self) -> None:
+        """Go rejects a struct that contains itself by value (an infinitely large type)."""
+        edges: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        for key, typedef in self.typedefs.items():
+            if typedef is not None and typedef.kind == "struct":
+                edges[key] = [
+                    (f.type.package, f.type.name)
+                    for f in typedef.fields
+                    if f.type.kind == "named" and (t := self.typedefs.get((f.type.package, f.type.name))) is not None
+                    and t.kind == "struct"
+                ]
+        state: dict[tuple[str, str], int] = {}  # 1 visiting, 2 done
+        reported: set[tuple[str, str]] = set()
+
+        def visit(key: tuple[str, str]) -> None:
+            state[key] = 1
+            for target in edges.get(key, ()):
+                if state.get(target) == 1 and target not in reported:
+                    reported.add(target)
+                    typedef = self.typedefs[target]
+                    self.diagnostics.error(
+                        Position(*_split_pos(typedef.position)),
+                        f"type {typedef.name} contains itself by value (through embedding or a struct field); use a pointer",
+                    )
+                elif target not in state:
+                    visit(target)
+            state[key] = 2
+
+        for key in sorted(edges):
+            if key not in state:
+                visit(key)
+
+    def package(self, import_path: str, info: _SourceInfo) -> Package:
+        source = info.source
+        directory = source.relative_dir.rsplit("/", 1)[-1] if source.relative_dir else source.directory.name
+        group_marker = next((m.value for m in info.markers if m.name == "groupName"), None)
+        version_marker = next((m.value for m in info.markers if m.name == "versionName"), None)
+        internal = not info.builtin and not _VERSION.match(directory) and version_marker is None
+        if internal:
+            group, version = group_marker or directory, "__internal"
+        else:
+            parent = source.relative_dir.rsplit("/", 2)[-2] if "/" in source.relative_dir else ""
+            group, version = group_marker or parent, version_marker or directory
+        if info.builtin:
+            group = group_marker or ""
+            relative = import_path.removeprefix(APIMACHINERY).replace("apis/", "", 1)
+            output_dir = "/".join(names.python_identifier(p) for p in relative.split("/"))
+            python_package = (
+                output_dir.replace("/", ".") if self.options.bootstrap else f"{RUNTIME_PACKAGE}.{output_dir.replace('/', '.')}"
+            )
+            generate = self.options.bootstrap
+        elif info.dependency:
+            output_dir = "_deps/" + "/".join(names.python_identifier(p) for p in import_path.split("/"))
+            python_package, generate = output_dir.replace("/", "."), True
+        else:
+            output_dir = "/".join(names.python_identifier(p) for p in source.relative_dir.split("/") if p)
+            python_package, generate = output_dir.replace("/", "."), True
+        types = []
+        for name, (decl, _) in info.decls.items():
+            if decl.alias:
+                continue
+            typedef = self.typedefs.get((import_path, name))
+            if typedef is not None:
+                types.append(typedef)
+        doc_file = next((f for f in source.files if Path(f.path).name == "doc.go"), None)
+        doc = ""
+        if doc_file is not None and doc_file.package_doc:
+            last = doc_file.package_doc[-1]
+            if last.last_line == doc_file.package_position.line - 1:
+                doc = _comment_doc(last)
+        return Package(
+            import_path=import_path,
+            go_name=source.files[0].package,
+            group=group,
+            version=version,
+            internal=internal,
+            output_dir=output_dir,
+            python_package=python_package,
+            builtin=info.builtin,
+            generate=generate,
+            doc=doc,
+            markers=info.markers,
+            files=tuple(f.path for f in source.files),
+            types=tuple(types),
+        )
+
+    def _check_python_collisions(self, packages: list[Package]) -> None:
+        for package in packages:
+            seen: dict[str, TypeDef] = {}
+            for typedef in package.types:
+                other = seen.get(typedef.python_name)
+                if other is not None:
+                    self.diagnostics.error(
+                        Position(*_split_pos(typedef.position)),
+                        f"type {typedef.name} and {other.name} map to the same Python class name",
+                    )
+                seen[typedef.python_name] = typedef
+
+
+def _dominant(group):
+    """Go's dominantField: the shallowest field wins; ties are broken by a JSON tag; else none."""
+    depth = min(c[1] for c in group)
+    shallow = [c for c in group if c[1] == depth]
+    if len(shallow) == 1:
+        return shallow[0]
+    tagged = [c for c in shallow if c[3]]
+    return tagged[0] if len(tagged) == 1 else None
+
+
+def _split_pos(position: str) -> tuple[str, int, int]:
+    path, line, col = position.rsplit(":", 2)
+    return path, int(line), int(col)
+
+
+def _embedded_name(expr: TypeExpr) -> str:
+    while expr.kind == "pointer" and expr.elem is not None:
+        expr = expr.elem
+    return expr.name or expr.text
+
+
+def _default_package_name(import_path: str) -> str:
+    last = import_path.rsplit("/", 1)[-1]
+    return re.sub(r"\.v\d+$", "", last).replace("-", "_")
+
+
+def build_universe(options: BuildOptions, diagnostics: Diagnostics) -> Universe:
+    """Read the input (and what it imports) into a resolved, frozen Universe.
+
+    Problems are reported to `diagnostics`; the caller decides whether to stop."""
+    return _Builder(options, diagnostics).build()

@@ -1,0 +1,219 @@
+"""The intermediate representation: Universe -> Package -> TypeDef -> Field -> TypeRef.
+
+Frozen pydantic records, fully resolved: every reference points at a type that exists,
+every name a generator needs is computed once in `kgen.ir.build`, embedded structs are
+flattened the way Go's encoding/json flattens them. The same records serialize to the
+versioned JSON document that `kgen ir` prints (format `IR_FORMAT`).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, PrivateAttr
+
+from kgen.markers.registry import Marker
+
+IR_FORMAT = "kgen.dev/ir/v1alpha1"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class TypeRef(_Frozen):
+    """A reference to a type.
+
+    kind `basic` is a Go predeclared type (`string`, `int32`, `bool`, `float64`, `bytes`
+    for `[]byte`, ...); `named` refers to a TypeDef by package import path and name;
+    `pointer`, `slice` and `map` wrap `elem` (and `key`); `any` is arbitrary JSON.
+    """
+
+    kind: Literal["basic", "named", "pointer", "slice", "map", "any"]
+    basic: str | None = None
+    package: str | None = None
+    name: str | None = None
+    elem: TypeRef | None = None
+    key: TypeRef | None = None
+
+    def __str__(self) -> str:
+        if self.kind == "basic":
+            return "[]byte" if self.basic == "bytes" else str(self.basic)
+        if self.kind == "named":
+            return f"{self.package}.{self.name}"
+        if self.kind == "pointer":
+            return f"*{self.elem}"
+        if self.kind == "slice":
+            return f"[]{self.elem}"
+        if self.kind == "map":
+            return f"map[{self.key}]{self.elem}"
+        return "any"
+
+
+class ProtobufInfo(_Frozen):
+    """The parsed `protobuf:` tag of a field."""
+
+    wire_type: str
+    number: int
+    label: str
+    name: str
+    options: dict[str, str] = {}
+
+
+class Field(_Frozen):
+    """A JSON-visible field of a struct, after embedded structs are flattened."""
+
+    go_name: str
+    """Name of the Go struct member."""
+    go_path: tuple[str, ...]
+    """Go selector from the struct to the member: ("ObjectMeta",) or ("TypeMeta", "Kind")."""
+    json_name: str
+    python_name: str
+    """snake_case attribute name on the generated model."""
+    type: TypeRef
+    doc: str = ""
+    """Doc comment with markers removed."""
+    markers: tuple[Marker, ...] = ()
+    omitempty: bool = False
+    omitzero: bool = False
+    json_string: bool = False
+    """`json:",string"`: the number or bool is encoded inside a JSON string."""
+    optional: bool = True
+    """Per the API conventions: markers, then the package default, then omitempty."""
+    protobuf: ProtobufInfo | None = None
+    patch_strategy: str | None = None
+    patch_merge_key: str | None = None
+    tags: dict[str, str] = {}
+    """Every struct tag as written, unknown keys included."""
+    position: str = ""
+
+
+class Member(_Frozen):
+    """A Go struct member as written (before flattening); what conversion and protobuf see."""
+
+    go_name: str
+    type: TypeRef
+    embedded: bool = False
+    promoted: bool = False
+    """Embedded and promoted into the parent's JSON object (empty JSON name)."""
+    json_name: str | None = None
+    """None when `json:"-"` or promoted."""
+    protobuf: ProtobufInfo | None = None
+    tags: dict[str, str] = {}
+    """Every struct tag as written."""
+    markers: tuple[Marker, ...] = ()
+    doc: str = ""
+    position: str = ""
+
+
+class EnumValue(_Frozen):
+    """A typed constant of a named scalar type."""
+
+    go_name: str
+    python_name: str
+    value: str | int | float | bool
+    doc: str = ""
+    position: str = ""
+
+
+class TypeDef(_Frozen):
+    """A named type.
+
+    kind `struct`: `members` as written and `fields` as JSON sees them.
+    kind `named`: a named non-struct type over `underlying` (`type Phase string`,
+    `type ResourceList map[ResourceName]resource.Quantity`), with `enum_values`.
+    kind `python`: implemented by a runtime Python class (`python_class`) with a custom
+    JSON form (`json_type`), like Quantity and Time.
+    """
+
+    name: str
+    package: str
+    kind: Literal["struct", "named", "python"]
+    python_name: str
+    doc: str = ""
+    markers: tuple[Marker, ...] = ()
+    position: str = ""
+    members: tuple[Member, ...] = ()
+    fields: tuple[Field, ...] = ()
+    underlying: TypeRef | None = None
+    enum_values: tuple[EnumValue, ...] = ()
+    is_enum: bool = False
+    """The type's constants are its known values (open-ended string enum in Python)."""
+    python_class: str | None = None
+    """`module:Name` of the runtime class for kind `python`."""
+    json_type: str | None = None
+    mutable: bool = False
+    """kind `python`: instances are mutable and must be copied by deep copies."""
+    defined_from: str | None = None
+    """`type X other.Y`: the type X was defined from."""
+    is_kind: bool = False
+    """A top-level API object: inlines TypeMeta and has ObjectMeta as `metadata`."""
+    is_list: bool = False
+    """A list kind: inlines TypeMeta, ListMeta as `metadata`, and `items`."""
+    list_item: TypeRef | None = None
+
+    def marker(self, name: str) -> Marker | None:
+        return next((m for m in self.markers if m.name == name), None)
+
+    def has_marker(self, name: str) -> bool:
+        return any(m.name == name for m in self.markers)
+
+
+class Package(_Frozen):
+    """One Go package: an API group/version (internal or external) or a well-known package."""
+
+    import_path: str
+    go_name: str
+    group: str
+    version: str
+    internal: bool
+    """The hub version (types in the group directory, no version)."""
+    output_dir: str
+    """Where its generated files go, relative to the output root ("example/v1")."""
+    python_package: str
+    """Dotted module path, relative to the output root, or absolute for built-ins."""
+    builtin: bool = False
+    """A well-known package whose Python code ships in kgen's runtime."""
+    generate: bool = True
+    doc: str = ""
+    markers: tuple[Marker, ...] = ()
+    files: tuple[str, ...] = ()
+    types: tuple[TypeDef, ...] = ()
+
+    _by_name: dict[str, TypeDef] = PrivateAttr(default_factory=dict)
+
+    def model_post_init(self, __context) -> None:
+        self._by_name.update({t.name: t for t in self.types})
+
+    def type(self, name: str) -> TypeDef | None:
+        return self._by_name.get(name)
+
+    def marker(self, name: str) -> Marker | None:
+        return next((m for m in self.markers if m.name == name), None)
+
+
+class Universe(_Frozen):
+    """Every package kgen read, the input and what it references."""
+
+    format: str = IR_FORMAT
+    module: str = ""
+    packages: tuple[Package, ...] = ()
+
+    _by_path: dict[str, Package] = PrivateAttr(default_factory=dict)
+
+    def model_post_init(self, __context) -> None:
+        self._by_path.update({p.import_path: p for p in self.packages})
+
+    def package(self, import_path: str) -> Package:
+        return self._by_path[import_path]
+
+    def resolve(self, ref: TypeRef) -> TypeDef:
+        """The TypeDef a `named` TypeRef points at."""
+        assert ref.kind == "named" and ref.package is not None and ref.name is not None
+        found = self._by_path[ref.package].type(ref.name)
+        assert found is not None, f"unresolved {ref}"
+        return found
+
+    @property
+    def generated_packages(self) -> tuple[Package, ...]:
+        return tuple(p for p in self.packages if p.generate)

@@ -1,0 +1,188 @@
+"""The marker grammar: finding `// +marker` lines and splitting them into parts.
+
+Extraction (which comment lines are markers) is separate from parsing (what a marker
+line says). This module knows no marker names; `kgen.markers.registry` gives them types.
+
+    +name                              a flag
+    +name=value                        a value (quoted values may hold = , ; and \\")
+    +prefix:name=value                 names are ':'-separated paths
+    +name(arg)                         one positional argument
+    +name(k: v, k2: "v")=value         named arguments (validation-gen style)
+    +k8s:eachVal=+k8s:minimum=0        a value that is itself a marker (chained)
+    +kubebuilder:resource:path=x,scope=Cluster    controller-gen style arguments
+    +kubebuilder:validation:Minimum:=1 controller-gen's tolerated ':=' spelling
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kgen.diagnostics import Position
+from kgen.source.syntax import CommentBlock
+from kgen.source.tags import unquote_go
+
+_NAME = re.compile(r"[A-Za-z0-9_.\-/:]+")
+
+
+@dataclass(frozen=True, slots=True)
+class RawMarker:
+    """A marker line as written, without the leading `+`."""
+
+    text: str
+    position: Position
+
+
+@dataclass(frozen=True, slots=True)
+class MarkerSyntax:
+    """A marker split into its parts, before types are applied."""
+
+    name: str
+    paren: str | None  # text between ( and ), None when there were no parentheses
+    value: str | None  # text after '=', None for a flag
+
+
+class MarkerSyntaxError(ValueError):
+    """A marker line that the grammar cannot split."""
+
+
+def extract_markers(block: CommentBlock) -> list[RawMarker]:
+    """The marker lines of a comment block: lines whose text starts with `+<letter>`."""
+    out: list[RawMarker] = []
+    for line in block.lines:
+        stripped = line.text.lstrip()
+        if len(stripped) < 2 or stripped[0] != "+" or not stripped[1].isalpha():
+            continue
+        col = line.position.col + 2 + (len(line.text) - len(stripped))  # the column of the '+'
+        position = Position(line.position.path, line.position.line, col)
+        out.append(RawMarker(stripped[1:].rstrip(), position))
+    return out
+
+
+def doc_lines(block: CommentBlock) -> list[str]:
+    """The documentation lines of a comment block: every line that is not a marker."""
+    lines: list[str] = []
+    for line in block.lines:
+        stripped = line.text.lstrip()
+        if len(stripped) >= 2 and stripped[0] == "+" and stripped[1].isalpha():
+            continue
+        lines.append(line.text[1:] if line.text.startswith(" ") else line.text)
+    return lines
+
+
+def split_marker(text: str) -> MarkerSyntax:
+    """Split `name(args)=value` into its parts."""
+    match = _NAME.match(text)
+    if not match:
+        raise MarkerSyntaxError(f"marker +{text} does not start with a name")
+    name = match.group(0)
+    rest = text[match.end() :]
+    if name.endswith(":") and rest.startswith("="):
+        name = name[:-1]  # controller-gen's `+name:=value`
+    paren: str | None = None
+    if rest.startswith("("):
+        end = _matching_paren(rest)
+        if end < 0:
+            raise MarkerSyntaxError(f"marker +{text} has an unclosed '('")
+        paren = rest[1:end]
+        rest = rest[end + 1 :]
+    if not rest:
+        return MarkerSyntax(name, paren, None)
+    if rest.startswith("="):
+        return MarkerSyntax(name, paren, rest[1:])
+    raise MarkerSyntaxError(
+        f"marker +{text}: unexpected {rest[:10]!r} after the name; expected '=' or the end of the line"
+    )
+
+
+def _matching_paren(text: str) -> int:
+    depth = 0
+    quote = ""
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+        elif ch in "\"`":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
+
+
+def split_top_level(text: str, separator: str) -> list[str]:
+    """Split on `separator` outside quotes, parentheses and braces."""
+    parts: list[str] = []
+    depth = 0
+    quote = ""
+    start = 0
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+        elif ch in "\"`":
+            quote = ch
+        elif ch in "({[":
+            depth += 1
+        elif ch in ")}]":
+            depth -= 1
+        elif ch == separator and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+        i += 1
+    parts.append(text[start:])
+    return parts
+
+
+def unquote(text: str) -> str:
+    """Strip one level of Go quoting (`"..."` or `` `...` ``); other text is returned trimmed."""
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        return unquote_go(text[1:-1])
+    if len(text) >= 2 and text[0] == text[-1] == "`":
+        return text[1:-1]
+    return text
+
+
+def parse_named_args(text: str) -> dict[str, str]:
+    """Arguments inside parentheses: `k: v, k2: "v"`, or one positional value under ""."""
+    text = text.strip()
+    if not text:
+        return {}
+    parts = split_top_level(text, ",")
+    if len(parts) == 1 and not re.match(r"^\s*[A-Za-z_][A-Za-z0-9_]*\s*:", parts[0]):
+        return {"": parts[0].strip()}
+    args: dict[str, str] = {}
+    for part in parts:
+        key, sep, value = part.partition(":")
+        if not sep or not key.strip():
+            raise MarkerSyntaxError(f"argument {part.strip()!r} is not of the form `name: value`")
+        args[key.strip()] = value.strip()
+    return args
+
+
+def parse_keyword_args(text: str) -> dict[str, str]:
+    """controller-gen style arguments: `k=v,k2="v,w",k3={a,b}`."""
+    args: dict[str, str] = {}
+    for part in split_top_level(text, ","):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise MarkerSyntaxError(f"argument {part.strip()!r} is not of the form `name=value`")
+        args[key.strip()] = value.strip()
+    return args

@@ -1,0 +1,58 @@
+"""The pipeline: options -> Universe -> generated files, with no disk writes.
+
+`build(options)` stops with `InputError` (every diagnostic) when the input is bad;
+`generate(options)` runs the configured generators and keeps the selected ones' files.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from kgen.diagnostics import Diagnostics
+from kgen.generators import GENERATORS, GeneratorOptions
+from kgen.ir.build import BuildOptions, build_universe
+from kgen.ir.model import Universe
+from kgen.options import Options
+from kgen.render import GeneratedFile
+
+
+@dataclass
+class Result:
+    universe: Universe
+    files: list[GeneratedFile]
+    diagnostics: Diagnostics
+
+
+def build(options: Options, *, bootstrap: bool = False, diagnostics: Diagnostics | None = None) -> tuple[Universe, Diagnostics]:
+    """Parse the input into the IR; raise InputError when any error was found."""
+    diagnostics = diagnostics or Diagnostics()
+    universe = build_universe(
+        BuildOptions(
+            input=options.input,
+            module=options.module,
+            import_map=options.import_map,
+            tags=options.tags,
+            bootstrap=bootstrap,
+        ),
+        diagnostics,
+    )
+    diagnostics.raise_if_errors()
+    return universe, diagnostics
+
+
+def generate(options: Options, *, bootstrap: bool = False) -> Result:
+    """Build the IR and run the configured generators; return the selected generators' files."""
+    universe, diagnostics = build(options, bootstrap=bootstrap)
+    generator_options = GeneratorOptions(generators=options.generators)
+    files: list[GeneratedFile] = []
+    for name in options.generators:
+        if name in options.selected:
+            files.extend(GENERATORS[name](universe, generator_options))
+    return Result(universe, files, diagnostics)
+
+
+def print_warnings(diagnostics: Diagnostics) -> None:
+    for warning in diagnostics.sorted():
+        if warning.severity.value == "warning":
+            print(warning, file=sys.stderr)

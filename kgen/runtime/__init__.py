@@ -1,0 +1,1 @@
+"""The runtime that generated code imports: model base, well-known types, Go JSON."""

@@ -1,0 +1,81 @@
+"""JSON exactly as Go's encoding/json writes it.
+
+Compact separators, UTF-8 output, `<`, `>`, `&`, U+2028 and U+2029 escaped as Go's
+HTML-safe encoder does, and floats formatted like `strconv.FormatFloat(f, 'f' or 'e', -1)`
+with Go's exponent cleanup. Struct field order comes from `to_dict()`; map keys are
+sorted there, as Go sorts them.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+import re
+from decimal import Decimal
+from typing import Any
+
+_RAW_PREFIX = "\x00kgen-raw:"
+_RAW_PATTERN = re.compile(r'"\\u0000kgen-raw:([^"]*)"')
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_HTML_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+class _Raw(str):
+    """Text that goes into the output as is (a number in Go's format)."""
+
+
+def float_value(value: float) -> Any:
+    """A float as Go prints it: integral values without '.0', exponents as 1e-7 / 1e+21."""
+    if not math.isfinite(value):
+        raise ValueError(f"json: unsupported value: {value!r} (Go cannot encode NaN or infinities)")
+    magnitude = abs(value)
+    if magnitude == 0 or (1e-6 <= magnitude < 1e21):
+        if value.is_integer():
+            return int(value)
+        text = repr(value)
+        if "e" not in text:
+            return value
+        return _Raw(_RAW_PREFIX + format(Decimal(text), "f"))
+    mantissa, _, exponent = repr(value).partition("e")
+    sign = exponent[0] if exponent[0] in "+-" else "+"
+    digits = exponent.lstrip("+-").lstrip("0") or "0"
+    if sign == "+" and len(digits) < 2:  # Go cleans up e-09 to e-9 but keeps e+21
+        digits = "0" + digits
+    return _Raw(_RAW_PREFIX + f"{mantissa}e{sign}{digits}")
+
+
+def marshal(value: Any) -> bytes:
+    """Encode Python JSON data (as produced by `to_dict()`) as Go does."""
+    text = _ENCODE(value)
+    if "<" in text or ">" in text or "&" in text or "\u2028" in text or "\u2029" in text:
+        text = text.translate(_HTML_SAFE)
+    if "\\u0000kgen-raw:" in text:
+        text = _RAW_PATTERN.sub(lambda m: m.group(1), text)
+    return text.encode("utf-8")
+
+
+def encode_bytes(value: bytes) -> str:
+    """`[]byte` in JSON: standard base64 with padding."""
+    return base64.b64encode(value).decode("ascii")
+
+
+def decode_bytes(value: str) -> bytes:
+    """Decode a JSON string into `[]byte` as Go does (standard base64, padding required)."""
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError("illegal base64 data: []byte fields hold standard base64 with padding") from None
+
+
+def string_option(value: Any) -> str:
+    """The `json:",string"` option: numbers and bools are quoted, strings are double-encoded."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return marshal(value).decode("utf-8")
+    if isinstance(value, float):
+        formatted = float_value(value)
+        return formatted[len(_RAW_PREFIX) :] if isinstance(formatted, _Raw) else str(formatted)
+    return str(value)

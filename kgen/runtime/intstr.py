@@ -1,0 +1,97 @@
+"""intstr.IntOrString: a JSON number or string, as Kubernetes uses for ports and percentages."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from pydantic_core import core_schema
+
+INT = 0
+STRING = 1
+
+
+class IntOrString:
+    """An immutable int32 or string. `IntOrString(8080)`, `IntOrString("http")`, `IntOrString("25%")`."""
+
+    __slots__ = ("_value",)
+    ZERO_JSON = 0
+
+    def __init__(self, value: int | str | IntOrString = 0):
+        if isinstance(value, IntOrString):
+            value = value._value
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            raise ValueError(f"an int-or-string holds an integer or a string, not {type(value).__name__}")
+        if isinstance(value, int) and not -(2**31) <= value < 2**31:
+            raise ValueError(f"an int-or-string integer must fit in 32 bits, got {value}")
+        self._value = value
+
+    @property
+    def type(self) -> int:
+        """INT (0) or STRING (1), as intstr.Type."""
+        return STRING if isinstance(self._value, str) else INT
+
+    @property
+    def int_val(self) -> int:
+        return self._value if isinstance(self._value, int) else 0
+
+    @property
+    def str_val(self) -> str:
+        return self._value if isinstance(self._value, str) else ""
+
+    @property
+    def value(self) -> int | str:
+        return self._value
+
+    def is_zero(self) -> bool:
+        return self._value == 0
+
+    def scaled_value(self, total: int, round_up: bool) -> int:
+        """An int as is, or a percentage ("25%") of `total` (GetScaledValueFromIntOrPercent)."""
+        if isinstance(self._value, int):
+            return self._value
+        if not self._value.endswith("%"):
+            raise ValueError(f"invalid value for IntOrString: invalid type: string is not a percentage: {self._value!r}")
+        try:
+            percent = int(self._value[:-1])
+        except ValueError:
+            raise ValueError(f"invalid value {self._value!r}: percentages are whole numbers") from None
+        scaled = percent * total / 100
+        return math.ceil(scaled) if round_up else math.floor(scaled)
+
+    def to_json(self) -> int | str:
+        return self._value
+
+    def __str__(self) -> str:
+        return str(self._value)
+
+    def __repr__(self) -> str:
+        return f"IntOrString({self._value!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, IntOrString):
+            return type(self._value) is type(other._value) and self._value == other._value
+        if isinstance(other, (int, str)) and not isinstance(other, bool):
+            return type(self._value) is type(other) and self._value == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.type, self._value))
+
+    def __copy__(self) -> IntOrString:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> IntOrString:
+        return self
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> core_schema.CoreSchema:
+        return core_schema.no_info_plain_validator_function(
+            _validate, serialization=core_schema.plain_serializer_function_ser_schema(lambda v: v.to_json())
+        )
+
+
+def _validate(value: Any) -> IntOrString:
+    if isinstance(value, IntOrString):
+        return value
+    return IntOrString(value)

@@ -1,0 +1,89 @@
+"""Find and read Go packages under an input directory.
+
+A package is a directory of `.go` files. Go's rules for what belongs to a build apply:
+`_test.go` files, files for other platforms, files whose build constraints are false,
+files that carry a `Code generated ... DO NOT EDIT.` header, and directories named
+`testdata`, `vendor` or starting with `.` or `_` are not read.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from kgen.diagnostics import Diagnostics, Position, display_path
+from kgen.source import buildtags
+from kgen.source.parser import parse_go_file
+from kgen.source.syntax import GoFile
+
+_MODULE_LINE = re.compile(r"^module\s+(\S+)", re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class SourcePackage:
+    """The files of one Go package as read from disk."""
+
+    import_path: str
+    directory: Path
+    relative_dir: str  # relative to the input root, "/"-separated, "" for the root itself
+    files: tuple[GoFile, ...]
+
+
+def read_module_path(directory: Path) -> str | None:
+    """The module path declared in `directory/go.mod`, if there is one."""
+    go_mod = directory / "go.mod"
+    if not go_mod.is_file():
+        return None
+    match = _MODULE_LINE.search(go_mod.read_text(encoding="utf-8"))
+    return match.group(1).strip('"') if match else None
+
+
+def load_packages(
+    root: Path,
+    module: str,
+    diagnostics: Diagnostics,
+    tags: frozenset[str] = buildtags.DEFAULT_TAGS,
+    label: str | None = None,
+) -> list[SourcePackage]:
+    """Read every Go package below `root`; `module` is the import path of `root`.
+
+    `label` is how paths are shown in diagnostics and headers (defaults to the path as
+    the user would read it)."""
+    packages: list[SourcePackage] = []
+    base_label = label if label is not None else display_path(root)
+    for directory, subdirs, filenames in os.walk(root):
+        subdirs[:] = sorted(
+            d for d in subdirs if not d.startswith((".", "_")) and d not in ("testdata", "vendor")
+        )
+        relative = Path(directory).relative_to(root).as_posix()
+        relative = "" if relative == "." else relative
+        files: list[GoFile] = []
+        for filename in sorted(filenames):
+            if not filename.endswith(".go") or not buildtags.filename_matches(filename, tags):
+                continue
+            shown = "/".join(p for p in (base_label, relative, filename) if p)
+            try:
+                source = (Path(directory) / filename).read_bytes()
+            except OSError as err:
+                diagnostics.error(Position(shown), f"cannot read file: {err.strerror}")
+                continue
+            parsed = parse_go_file(shown, source, diagnostics, tags)
+            if parsed is not None and not parsed.generated:
+                files.append(parsed)
+        if not files:
+            continue
+        names = sorted({f.package for f in files})
+        if len(names) > 1:
+            for f in files:
+                if f.package != names[0]:
+                    diagnostics.error(
+                        f.package_position,
+                        f"package {f.package} conflicts with package {names[0]} in the same directory; "
+                        "one directory holds one Go package",
+                    )
+            continue
+        import_path = "/".join(p for p in (module, relative) if p)
+        packages.append(SourcePackage(import_path, Path(directory), relative, tuple(files)))
+    return packages

@@ -1,0 +1,419 @@
+"""Read one Go file with tree-sitter-go into syntax records.
+
+Only what API type files declare matters: the package clause, imports, type and const
+declarations, and comments with their positions. Functions, methods and variables are
+skipped. Syntax errors become diagnostics with `path:line:col`.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import tree_sitter
+import tree_sitter_go
+
+from kgen.diagnostics import Diagnostics, Position
+from kgen.source import buildtags
+from kgen.source.syntax import (
+    EMPTY_BLOCK,
+    CommentBlock,
+    CommentLine,
+    ConstDecl,
+    FieldDecl,
+    GoFile,
+    ImportDecl,
+    TypeDecl,
+    TypeExpr,
+)
+from kgen.source.tags import unquote_go
+
+_GENERATED = re.compile(r"^// Code generated .* DO NOT EDIT\.$", re.MULTILINE)
+
+
+@lru_cache(maxsize=1)
+def _parser() -> tree_sitter.Parser:
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_go.language()))
+
+
+class _FileReader:
+    """Walks one tree-sitter tree; holds the file's comment index while doing so."""
+
+    def __init__(self, path: str, source: bytes, diagnostics: Diagnostics):
+        self.path = path
+        self.source = source
+        self.lines = source.split(b"\n")
+        self.diagnostics = diagnostics
+        self.blocks_by_last_line: dict[int, CommentBlock] = {}
+        self.trailing_by_line: dict[int, CommentLine] = {}
+
+    def pos(self, node: tree_sitter.Node) -> Position:
+        return Position(self.path, node.start_point.row + 1, node.start_point.column + 1)
+
+    def text(self, node: tree_sitter.Node | None) -> str:
+        return "" if node is None else node.text.decode("utf-8", "replace")
+
+    # -- comments --------------------------------------------------------------
+
+    def index_comments(self, root: tree_sitter.Node) -> tuple[CommentBlock, ...]:
+        own_lines: list[CommentLine] = []
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node.type == "comment":
+                raw = self.text(node)
+                if not raw.startswith("//"):
+                    continue  # /* */ blocks: license headers, never markers
+                row, col = node.start_point.row, node.start_point.column
+                line = CommentLine(Position(self.path, row + 1, col + 1), raw[2:])
+                if self.lines[row][:col].strip():
+                    self.trailing_by_line[row + 1] = line
+                else:
+                    own_lines.append(line)
+            else:
+                stack.extend(node.children)
+        own_lines.sort(key=lambda c: c.position.line)
+        blocks: list[CommentBlock] = []
+        current: list[CommentLine] = []
+        for line in own_lines:
+            if current and line.position.line != current[-1].position.line + 1:
+                blocks.append(CommentBlock(tuple(current)))
+                current = []
+            current.append(line)
+        if current:
+            blocks.append(CommentBlock(tuple(current)))
+        for block in blocks:
+            self.blocks_by_last_line[block.last_line] = block
+        return tuple(blocks)
+
+    def doc_for(self, line: int) -> CommentBlock:
+        """The comment block ending on the line directly above `line`."""
+        return self.blocks_by_last_line.get(line - 1, EMPTY_BLOCK)
+
+    def prior_for(self, line: int, doc: CommentBlock) -> CommentBlock:
+        """The block before the doc block, separated from it by one blank line (as gengo)."""
+        anchor = doc.first_line if doc.lines else line
+        return self.blocks_by_last_line.get(anchor - 2, EMPTY_BLOCK)
+
+    # -- syntax errors ---------------------------------------------------------
+
+    def report_syntax_errors(self, root: tree_sitter.Node) -> bool:
+        if not root.has_error:
+            return False
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node.is_missing:
+                self.diagnostics.error(
+                    self.pos(node), f"syntax error: missing {node.type!r}; the file must be valid Go"
+                )
+            elif node.is_error:
+                text = self.text(node).strip()
+                snippet = text.splitlines()[0][:40] if text else ""
+                self.diagnostics.error(
+                    self.pos(node),
+                    f"syntax error near {snippet!r}: the file must be valid Go "
+                    "(look for an unclosed brace, parenthesis or string)",
+                )
+            elif node.has_error:
+                stack.extend(reversed(node.children))
+        return True
+
+    # -- types -----------------------------------------------------------------
+
+    def type_expr(self, node: tree_sitter.Node) -> TypeExpr:
+        kind = node.type
+        position, text = self.pos(node), self.text(node)
+        if kind == "type_identifier":
+            return TypeExpr("ident", position, text, name=text)
+        if kind == "qualified_type":
+            return TypeExpr(
+                "qualified",
+                position,
+                text,
+                name=self.text(node.child_by_field_name("name")),
+                package=self.text(node.child_by_field_name("package")),
+            )
+        if kind == "pointer_type":
+            inner = [c for c in node.named_children if c.type != "comment"][0]
+            return TypeExpr("pointer", position, text, elem=self.type_expr(inner))
+        if kind == "slice_type":
+            return TypeExpr(
+                "slice", position, text, elem=self.type_expr(node.child_by_field_name("element"))
+            )
+        if kind == "array_type":
+            return TypeExpr(
+                "array", position, text, elem=self.type_expr(node.child_by_field_name("element"))
+            )
+        if kind == "map_type":
+            return TypeExpr(
+                "map",
+                position,
+                text,
+                key=self.type_expr(node.child_by_field_name("key")),
+                elem=self.type_expr(node.child_by_field_name("value")),
+            )
+        if kind == "struct_type":
+            body = [c for c in node.named_children if c.type == "field_declaration_list"]
+            fields = self.fields(body[0]) if body else ()
+            return TypeExpr("struct", position, text, fields=fields)
+        if kind == "interface_type":
+            members = [c for c in node.named_children if c.type != "comment"]
+            return TypeExpr("interface", position, text, empty_interface=not members)
+        if kind == "parenthesized_type":
+            return self.type_expr(node.named_children[0])
+        if kind == "function_type":
+            return TypeExpr("func", position, text)
+        if kind == "channel_type":
+            return TypeExpr("chan", position, text)
+        if kind == "generic_type":
+            return TypeExpr("generic", position, text)
+        return TypeExpr("unknown", position, text)
+
+    def fields(self, body: tree_sitter.Node) -> tuple[FieldDecl, ...]:
+        out: list[FieldDecl] = []
+        for node in body.named_children:
+            if node.type != "field_declaration":
+                continue
+            names = tuple(
+                self.text(c)
+                for i, c in enumerate(node.children)
+                if node.field_name_for_child(i) == "name"
+            )
+            type_node = node.child_by_field_name("type")
+            tag_node = node.child_by_field_name("tag")
+            tag = None
+            if tag_node is not None:
+                raw = self.text(tag_node)
+                tag = raw[1:-1] if tag_node.type == "raw_string_literal" else unquote_go(raw[1:-1])
+            line = node.start_point.row + 1
+            end_line = node.end_point.row + 1
+            field_type = self.type_expr(type_node)
+            if not names and any(c.type == "*" for c in node.children):  # embedded *T
+                field_type = TypeExpr("pointer", field_type.position, "*" + field_type.text, elem=field_type)
+            out.append(
+                FieldDecl(
+                    names=names,
+                    type=field_type,
+                    tag=tag,
+                    tag_position=self.pos(tag_node) if tag_node is not None else None,
+                    doc=self.doc_for(line),
+                    trailing=self.trailing_by_line.get(end_line),
+                    position=self.pos(node),
+                )
+            )
+        return tuple(out)
+
+    def type_decls(self, decl: tree_sitter.Node) -> list[TypeDecl]:
+        out: list[TypeDecl] = []
+        specs = [c for c in decl.named_children if c.type in ("type_spec", "type_alias")]
+        grouped = any(c.type == "(" for c in decl.children)
+        for spec in specs:
+            name_node = spec.child_by_field_name("name")
+            if spec.child_by_field_name("type_parameters") is not None:
+                self.diagnostics.warning(
+                    self.pos(name_node),
+                    f"generic type {self.text(name_node)} is skipped: API types cannot have type parameters",
+                )
+                continue
+            line = spec.start_point.row + 1
+            doc = self.doc_for(line)
+            if not doc.lines and not grouped:
+                doc = self.doc_for(decl.start_point.row + 1)
+            out.append(
+                TypeDecl(
+                    name=self.text(name_node),
+                    type=self.type_expr(spec.child_by_field_name("type")),
+                    alias=spec.type == "type_alias",
+                    doc=doc,
+                    prior=self.prior_for(line, doc),
+                    position=self.pos(name_node),
+                )
+            )
+        return out
+
+    # -- constants -------------------------------------------------------------
+
+    def const_decls(self, decl: tree_sitter.Node, known: dict[str, object]) -> list[ConstDecl]:
+        out: list[ConstDecl] = []
+        last_type: TypeExpr | None = None
+        last_values: list[tree_sitter.Node] = []
+        specs = [c for c in decl.named_children if c.type == "const_spec"]
+        for iota, spec in enumerate(specs):
+            names = [
+                c for i, c in enumerate(spec.children) if spec.field_name_for_child(i) == "name"
+            ]
+            type_node = spec.child_by_field_name("type")
+            value_node = spec.child_by_field_name("value")
+            if value_node is not None:
+                last_values = [c for c in value_node.named_children if c.type != "comment"]
+                last_type = self.type_expr(type_node) if type_node is not None else None
+            for index, name_node in enumerate(names):
+                expr = last_values[index] if index < len(last_values) else None
+                value = self.evaluate(expr, iota, known) if expr is not None else None
+                name = self.text(name_node)
+                known[name] = value
+                if name == "_":
+                    continue
+                line = spec.start_point.row + 1
+                out.append(
+                    ConstDecl(
+                        name=name,
+                        type_name=last_type,
+                        value=value,
+                        doc=self.doc_for(line),
+                        position=self.pos(name_node),
+                    )
+                )
+        return out
+
+    def evaluate(self, node: tree_sitter.Node, iota: int, known: dict[str, object]):
+        """Evaluate a constant expression; None when it is not one we can evaluate."""
+        kind = node.type
+        if kind == "interpreted_string_literal":
+            return unquote_go(self.text(node)[1:-1])
+        if kind == "raw_string_literal":
+            return self.text(node)[1:-1]
+        if kind == "int_literal":
+            return int(self.text(node).replace("_", ""), 0)
+        if kind == "float_literal":
+            return float(self.text(node).replace("_", ""))
+        if kind == "iota":
+            return iota
+        if kind == "true":
+            return True
+        if kind == "false":
+            return False
+        if kind == "identifier":
+            return known.get(self.text(node))
+        if kind == "parenthesized_expression":
+            return self.evaluate(node.named_children[0], iota, known)
+        if kind == "unary_expression":
+            operand = self.evaluate(node.child_by_field_name("operand"), iota, known)
+            operator = self.text(node.child_by_field_name("operator"))
+            if isinstance(operand, (int, float)) and not isinstance(operand, bool):
+                return -operand if operator == "-" else operand if operator == "+" else None
+            return None
+        if kind == "binary_expression":
+            left = self.evaluate(node.child_by_field_name("left"), iota, known)
+            right = self.evaluate(node.child_by_field_name("right"), iota, known)
+            operator = self.text(node.child_by_field_name("operator"))
+            return _binary(operator, left, right)
+        if kind == "call_expression":  # typed conversion: Phase("x")
+            args = node.child_by_field_name("arguments")
+            if args is not None and len(args.named_children) == 1:
+                return self.evaluate(args.named_children[0], iota, known)
+        return None
+
+
+def _binary(operator: str, left: object, right: object):
+    if isinstance(left, str) and isinstance(right, str) and operator == "+":
+        return left + right
+    if not (isinstance(left, int) and isinstance(right, int)):
+        return None
+    operations = {
+        "+": lambda a, b: a + b,
+        "-": lambda a, b: a - b,
+        "*": lambda a, b: a * b,
+        "/": lambda a, b: a // b if b else None,
+        "%": lambda a, b: a % b if b else None,
+        "<<": lambda a, b: a << b,
+        ">>": lambda a, b: a >> b,
+        "|": lambda a, b: a | b,
+        "&": lambda a, b: a & b,
+        "^": lambda a, b: a ^ b,
+    }
+    operation = operations.get(operator)
+    return operation(left, right) if operation else None
+
+
+def parse_go_file(
+    path: str,
+    source: bytes,
+    diagnostics: Diagnostics,
+    tags: frozenset[str] = buildtags.DEFAULT_TAGS,
+) -> GoFile | None:
+    """Parse one Go file. Returns None when the file is excluded or unreadable
+    (build constraints false, or syntax errors, which are reported)."""
+    tree = _parser().parse(source)
+    root = tree.root_node
+    reader = _FileReader(path, source, diagnostics)
+    package_node = next((c for c in root.named_children if c.type == "package_clause"), None)
+    header = source[: package_node.start_byte] if package_node is not None else source
+    header_text = header.decode("utf-8", "replace")
+
+    constraint = _build_constraint(header_text)
+    if constraint is not None:
+        try:
+            if not buildtags.evaluate(constraint, tags):
+                return None
+        except buildtags.ConstraintError as err:
+            line = header_text[: header_text.index("//go:build")].count("\n") + 1
+            diagnostics.error(Position(path, line, 1), str(err))
+            return None
+    else:
+        plus_build = re.findall(r"^// \+build (.*)$", header_text, re.MULTILINE)
+        if plus_build and not buildtags.evaluate_plus_build(plus_build, tags):
+            return None
+
+    if reader.report_syntax_errors(root) or package_node is None:
+        if package_node is None and not root.has_error:
+            diagnostics.error(Position(path, 1, 1), "missing package clause: a Go file starts with `package <name>`")
+        return None
+
+    blocks = reader.index_comments(root)
+    package_line = package_node.start_point.row + 1
+    package_doc = tuple(b for b in blocks if b.last_line < package_line)
+    imports: list[ImportDecl] = []
+    types: list[TypeDecl] = []
+    consts: list[ConstDecl] = []
+    known_consts: dict[str, object] = {}
+    for node in root.named_children:
+        if node.type == "import_declaration":
+            for spec in _descendants(node, "import_spec"):
+                path_node = spec.child_by_field_name("path")
+                name_node = spec.child_by_field_name("name")
+                imports.append(
+                    ImportDecl(
+                        alias=reader.text(name_node) if name_node is not None else "",
+                        path=reader.text(path_node)[1:-1],
+                        position=reader.pos(spec),
+                    )
+                )
+        elif node.type == "type_declaration":
+            types.extend(reader.type_decls(node))
+        elif node.type == "const_declaration":
+            consts.extend(reader.const_decls(node, known_consts))
+
+    package_name = reader.text(
+        next(c for c in package_node.named_children if c.type == "package_identifier")
+    )
+    return GoFile(
+        path=path,
+        package=package_name,
+        package_position=reader.pos(package_node),
+        package_doc=package_doc,
+        imports=tuple(imports),
+        types=tuple(types),
+        consts=tuple(consts),
+        build_constraint=constraint,
+        generated=bool(_GENERATED.search(header_text)),
+        comment_blocks=blocks,
+    )
+
+
+def _build_constraint(header: str) -> str | None:
+    for line in header.splitlines():
+        if line.startswith("//go:build "):
+            return line[len("//go:build ") :].strip()
+    return None
+
+
+def _descendants(node: tree_sitter.Node, kind: str):
+    stack = [node]
+    while stack:
+        current = stack.pop(0)
+        if current.type == kind:
+            yield current
+        else:
+            stack.extend(current.children)

@@ -1,0 +1,147 @@
+"""Struct tags: `json:"name,omitempty" protobuf:"bytes,1,opt,name=x"`, parsed as Go does.
+
+The tag grammar follows reflect.StructTag: space-separated `key:"quoted value"` pairs.
+Unknown keys are kept verbatim so later generators (or users) can read them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_TAG_PAIR = re.compile(r'\s*([^\s:"\x00-\x1f]+):"((?:[^"\\]|\\.)*)"')
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "'": "'"}
+
+
+class TagError(ValueError):
+    """A struct tag that does not follow the `key:"value"` convention."""
+
+
+def unquote_go(body: str) -> str:
+    """Unescape the body of a Go interpreted string literal."""
+    if "\\" not in body:
+        return body
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch != "\\" or i + 1 == len(body):
+            out.append(ch)
+            i += 1
+            continue
+        nxt = body[i + 1]
+        if nxt in _ESCAPES:
+            out.append(_ESCAPES[nxt])
+            i += 2
+        elif nxt == "x":
+            out.append(chr(int(body[i + 2 : i + 4], 16)))
+            i += 4
+        elif nxt == "u":
+            out.append(chr(int(body[i + 2 : i + 6], 16)))
+            i += 6
+        elif nxt == "U":
+            out.append(chr(int(body[i + 2 : i + 10], 16)))
+            i += 10
+        elif nxt in "01234567":
+            out.append(chr(int(body[i + 1 : i + 4], 8)))
+            i += 4
+        else:
+            out.append(nxt)
+            i += 2
+    return "".join(out)
+
+
+def parse_struct_tag(tag: str) -> dict[str, str]:
+    """Split a raw struct tag into its key/value pairs, in order; raise TagError if malformed."""
+    pairs: dict[str, str] = {}
+    rest = tag
+    while rest.strip():
+        match = _TAG_PAIR.match(rest)
+        if not match:
+            raise TagError(
+                f"malformed struct tag {tag!r}: expected key:\"value\" pairs separated by spaces"
+            )
+        key, value = match.group(1), unquote_go(match.group(2))
+        if key in pairs:
+            raise TagError(f"struct tag key {key!r} appears twice in {tag!r}")
+        pairs[key] = value
+        rest = rest[match.end() :]
+    return pairs
+
+
+@dataclass(frozen=True, slots=True)
+class JSONTag:
+    """The `json:` tag: name (empty means "use the Go name", or "promote" when embedded)."""
+
+    name: str
+    omitempty: bool = False
+    omitzero: bool = False
+    string: bool = False
+    inline: bool = False
+    skip: bool = False
+
+    @classmethod
+    def parse(cls, value: str | None) -> JSONTag:
+        if value is None:
+            return cls(name="")
+        if value == "-":
+            return cls(name="", skip=True)
+        name, *options = value.split(",")
+        return cls(
+            name=name,
+            omitempty="omitempty" in options,
+            omitzero="omitzero" in options,
+            string="string" in options,
+            inline="inline" in options,
+        )
+
+
+_WIRE_TYPES = {"bytes", "varint", "fixed32", "fixed64", "zigzag32", "zigzag64", "group"}
+
+
+@dataclass(frozen=True, slots=True)
+class ProtobufTag:
+    """The `protobuf:` tag as go-to-protobuf writes it: `bytes,1,opt,name=x,casttype=Y`."""
+
+    wire_type: str
+    number: int
+    label: str  # "opt", "rep", "req" or "" when the tag has no label
+    name: str
+    options: tuple[tuple[str, str], ...]
+
+    def option(self, key: str) -> str | None:
+        return dict(self.options).get(key)
+
+    @classmethod
+    def parse(cls, value: str) -> ProtobufTag:
+        parts = [p for p in value.split(",")]
+        if len(parts) < 2:
+            raise TagError(
+                f"protobuf tag {value!r} needs at least a wire type and a field number, "
+                'as in protobuf:"bytes,1,opt,name=field"'
+            )
+        wire_type, number_text, *rest = parts
+        if wire_type not in _WIRE_TYPES:
+            raise TagError(
+                f"protobuf tag {value!r}: unknown wire type {wire_type!r} "
+                f"(expected one of {', '.join(sorted(_WIRE_TYPES))})"
+            )
+        if not number_text.isdigit() or int(number_text) == 0:
+            raise TagError(
+                f"protobuf tag {value!r}: field number {number_text!r} must be a positive integer"
+            )
+        label = ""
+        name = ""
+        options: list[tuple[str, str]] = []
+        for part in rest:
+            if part in ("opt", "rep", "req"):
+                label = part
+            elif "=" in part:
+                key, _, val = part.partition("=")
+                if key == "name":
+                    name = val
+                else:
+                    options.append((key, val))
+            elif part:
+                options.append((part, ""))
+        return cls(wire_type, int(number_text), label, name, tuple(options))

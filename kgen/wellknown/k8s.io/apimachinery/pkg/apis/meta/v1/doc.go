@@ -1,0 +1,9 @@
+// kgen's description of k8s.io/apimachinery/pkg/apis/meta/v1: the object metadata every
+// Kubernetes-style API shares. Field names, JSON names and protobuf numbers are those
+// the API server serves.
+
+// +k8s:deepcopy-gen=package
+// +k8s:openapi-gen=true
+// +groupName=meta.k8s.io
+
+package v1

@@ -1,0 +1,57 @@
+"""Shared helpers: parse Go snippets, build a universe from files on disk, run the CLI."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kgen.cli import main
+from kgen.diagnostics import Diagnostics
+from kgen.ir.build import BuildOptions, build_universe
+from kgen.source.parser import parse_go_file
+
+REPO = Path(__file__).resolve().parent.parent
+TESTDATA = Path(__file__).resolve().parent / "testdata"
+
+
+def parse(source: str, path: str = "types.go", tags=None):
+    """Parse a Go snippet; return (GoFile or None, diagnostics)."""
+    diagnostics = Diagnostics()
+    kwargs = {"tags": tags} if tags is not None else {}
+    parsed = parse_go_file(path, textwrap.dedent(source).lstrip().encode(), diagnostics, **kwargs)
+    return parsed, diagnostics
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    for relative, text in files.items():
+        target = root / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return root
+
+
+def build(root: Path, module: str = "example.com/apis", import_map=None):
+    """Build a universe from a directory; return (universe, diagnostics)."""
+    diagnostics = Diagnostics()
+    universe = build_universe(
+        BuildOptions(input=root, module=module, import_map=import_map or {}), diagnostics
+    )
+    return universe, diagnostics
+
+
+def messages(diagnostics: Diagnostics) -> list[str]:
+    return [str(d) for d in diagnostics.sorted()]
+
+
+@pytest.fixture
+def cli(monkeypatch):
+    """Run `kgen ...` in-process in a given directory; returns the click Result."""
+
+    def run(args: list[str], cwd: Path):
+        monkeypatch.chdir(cwd)
+        return CliRunner().invoke(main, args, catch_exceptions=False)
+
+    return run

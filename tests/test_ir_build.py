@@ -1,0 +1,285 @@
+"""The IR builder: resolution, embedding as encoding/json does it, enums, kinds, diagnostics."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import TESTDATA, build, messages, write_tree
+from kgen.ir.build import META_V1
+
+REALWORLD = TESTDATA / "realworld"
+SHOP = "example.com/shop/apis/shop/v1"
+
+
+@pytest.fixture(scope="module")
+def shop():
+    universe, diagnostics = build(
+        REALWORLD / "apis",
+        module="example.com/shop/apis",
+        import_map={"example.com/gateway/apis/v1": REALWORLD / "third_party/gateway/v1"},
+    )
+    assert [d for d in diagnostics.sorted() if d.severity.value == "error"] == []
+    return universe
+
+
+def fields(universe, package, name):
+    return [(f.json_name, ".".join(f.go_path), str(f.type)) for f in universe.package(package).type(name).fields]
+
+
+def test_package_identity_from_doc_go(shop):
+    package = shop.package(SHOP)
+    assert (package.group, package.version, package.internal) == ("shop.example.com", "v1", False)
+    assert package.output_dir == "shop/v1"
+    assert package.doc == "Package v1 contains API Schema definitions for the shop v1 API group."
+    assert [m.name for m in package.markers] == [
+        "k8s:deepcopy-gen", "k8s:openapi-gen", "groupName", "kubebuilder:validation:Optional",
+    ]  # fmt: skip
+
+
+def test_embedded_structs_are_flattened_as_encoding_json_does(shop):
+    assert fields(shop, SHOP, "StoreSpec")[:6] == [
+        ("street", "Address.Street", "string"),  # json:"" promotes
+        # Address.City and Hours.City collide at the same depth, both tagged: Go drops both.
+        ("opens", "Hours.Opens", "string"),  # *Hours without a tag promotes
+        ("closes", "Hours.Closes", "string"),
+        ("owner", "Owner", "example.com/shop/apis/shop/v1.Owner"),  # a named tag keeps it a field
+        ("Shelves", "Shelves", "int32"),  # no tag: the Go name
+        ("Bins", "Bins", "int32"),
+    ]
+
+
+def test_type_meta_inline_and_object_meta_named(shop):
+    assert fields(shop, SHOP, "Store")[:3] == [
+        ("kind", "TypeMeta.Kind", "string"),
+        ("apiVersion", "TypeMeta.APIVersion", "string"),
+        ("metadata", "ObjectMeta", f"{META_V1}.ObjectMeta"),
+    ]
+
+
+def test_field_types_resolve_through_named_types_aliases_and_imports(shop):
+    by_name = {f.json_name: f for f in shop.package(SHOP).type("StoreSpec").fields}
+    assert str(by_name["stock"].type) == f"{SHOP}.ResourceList"
+    assert str(by_name["blobs"].type) == "map[string][]byte"
+    assert str(by_name["aisles"].type) == f"map[{SHOP}.AisleName][]string"
+    assert str(by_name["logo"].type) == "[]byte"
+    assert str(by_name["port"].type) == "*k8s.io/apimachinery/pkg/util/intstr.IntOrString"
+    assert str(by_name["extra"].type) == "any"
+    last_audit = shop.package(SHOP).type("StoreStatus").fields[0]
+    assert str(last_audit.type) == f"*{META_V1}.Time"  # through `type Time = metav1.Time`
+    assert shop.package(SHOP).type("Time") is None  # aliases are not types of their own
+
+
+def test_json_tag_options_and_skipped_fields(shop):
+    by_name = {f.json_name: f for f in shop.package(SHOP).type("StoreSpec").fields}
+    assert "Ignored" not in by_name and "ignored" not in by_name  # json:"-"
+    assert by_name["-"].go_name == "Dash"  # json:"-," names the field "-"
+    assert by_name["count"].json_string and by_name["count"].omitempty
+    assert by_name["closed"].omitzero and not by_name["closed"].omitempty
+    assert by_name["required"].tags == {"json": "required", "yaml": "required", "custom": "kept verbatim"}
+
+
+def test_optional_follows_markers_then_the_package_default(shop):
+    by_name = {f.json_name: f for f in shop.package(SHOP).type("StoreSpec").fields}
+    assert by_name["required"].optional is False  # +required
+    assert by_name["Shelves"].optional is True  # +kubebuilder:validation:Optional in doc.go
+
+
+def test_type_defined_from_another_packages_struct(shop):
+    route = shop.package(SHOP).type("Route")
+    assert route.kind == "struct" and route.defined_from == "example.com/gateway/apis/v1.GRPCRoute"
+    assert [f.json_name for f in route.fields] == ["kind", "apiVersion", "metadata", "spec"]
+    dependency = shop.package("example.com/gateway/apis/v1")
+    assert dependency.output_dir == "_deps/example_com/gateway/apis/v1"
+
+
+def test_enums_from_typed_consts(shop):
+    phase = shop.package(SHOP).type("StorePhase")
+    assert phase.is_enum
+    assert [(v.python_name, v.value, v.doc) for v in phase.enum_values] == [
+        ("OPEN", "Open", "StorePhaseOpen means the store is open."),
+        ("CLOSED", "Closed", ""),
+    ]  # StorePhaseLegacy has +k8s:enumExclude; notAPhase is untyped
+    level = shop.package(SHOP).type("Level")
+    assert [(v.python_name, v.value) for v in level.enum_values] == [("LOW", 1), ("MID", 2), ("HIGH", 3)]
+
+
+def test_kinds_and_lists(shop):
+    store, store_list = shop.package(SHOP).type("Store"), shop.package(SHOP).type("StoreList")
+    assert (store.is_kind, store.is_list) == (True, False)
+    assert (store_list.is_kind, store_list.is_list, str(store_list.list_item)) == (False, True, f"{SHOP}.Store")
+    assert shop.package(SHOP).type("StoreSpec").is_kind is False
+
+
+def test_type_markers_and_docs(shop):
+    store = shop.package(SHOP).type("Store")
+    assert [m.name for m in store.markers] == [
+        "genclient", "genclient:nonNamespaced", "k8s:deepcopy-gen:interfaces", "kubebuilder:resource",
+    ]  # fmt: skip
+    assert store.doc == "Store is a shop front.\n\nIt sells Items. This second paragraph is still\ndocumentation of Store."
+
+
+def test_build_constraints_choose_one_declaration(shop, tmp_path):
+    assert [f.json_name for f in shop.package(SHOP).type("Tuning").fields] == ["speed"]
+
+
+def test_generated_test_and_platform_files_are_not_read(shop):
+    files = [f.rsplit("/", 1)[-1] for f in shop.package(SHOP).files]
+    assert files == ["doc.go", "tuning_default.go", "types.go"]
+
+
+def test_well_known_types(shop):
+    meta = shop.package(META_V1)
+    assert meta.builtin and not meta.generate
+    assert meta.python_package == "kgen.runtime.apimachinery.meta.v1"
+    assert meta.type("Time").kind == "python" and meta.type("Time").python_class == "kgen.runtime.timeutil:Time"
+    quantity = shop.package("k8s.io/apimachinery/pkg/api/resource").type("Quantity")
+    assert (quantity.kind, quantity.json_type) == ("python", "int-or-string")
+    assert [f.json_name for f in meta.type("ObjectMeta").fields][-3:] == ["ownerReferences", "finalizers", "managedFields"]
+
+
+# -- bad input: exact messages and locations ------------------------------------------------
+
+BAD_INPUTS = [
+    (
+        "func field",
+        "type A struct {\n\tHook func() `json:\"hook\"`\n}\n",
+        ["v1/types.go:4:7: error: func fields cannot be serialized; API types hold data only"],
+    ),
+    (
+        "chan field",
+        "type A struct {\n\tC chan int `json:\"c\"`\n}\n",
+        ["v1/types.go:4:4: error: channel fields cannot be serialized; API types hold data only"],
+    ),
+    (
+        "bare interface",
+        "type A struct {\n\tAnything interface{} `json:\"anything\"`\n}\n",
+        [
+            "v1/types.go:4:11: error: interface{} holds arbitrary JSON: mark the field or type with +kgen:opaque "
+            "(or +kubebuilder:pruning:PreserveUnknownFields) to keep it as parsed JSON"
+        ],
+    ),
+    (
+        "undefined type",
+        "type A struct {\n\tB Missing `json:\"b\"`\n}\n",
+        ["v1/types.go:4:4: error: undefined type Missing in package example.com/apis/v1"],
+    ),
+    (
+        "unknown package",
+        "type A struct {\n\tB corev1.Pod `json:\"b\"`\n}\n",
+        ["v1/types.go:4:4: error: undefined package 'corev1' in corev1.Pod: import it in this file"],
+    ),
+    (
+        "fixed array",
+        "type A struct {\n\tB [4]int32 `json:\"b\"`\n}\n",
+        ["v1/types.go:4:4: error: fixed-size arrays are not supported in API types; use a slice"],
+    ),
+    (
+        "anonymous struct",
+        "type A struct {\n\tB struct{ C int } `json:\"b\"`\n}\n",
+        ["v1/types.go:4:4: error: anonymous struct types are not supported in API types; declare a named struct type"],
+    ),
+    (
+        "bad map key",
+        "type A struct {\n\tB map[bool]string `json:\"b\"`\n}\n",
+        [
+            "v1/types.go:4:8: error: map key type bool cannot be a JSON object key: use string, an integer type, "
+            "or a named string type"
+        ],
+    ),
+    (
+        "malformed tag",
+        "type A struct {\n\tB string `json:b`\n}\n",
+        [
+            "v1/types.go:4:11: error: malformed struct tag 'json:b': expected key:\"value\" pairs separated by spaces"
+        ],
+    ),
+    (
+        "malformed protobuf tag",
+        "type A struct {\n\tB string `protobuf:\"bytes,x,opt,name=b\"`\n}\n",
+        [
+            "v1/types.go:4:11: error: protobuf tag 'bytes,x,opt,name=b': field number 'x' must be a positive integer"
+        ],
+    ),
+    (
+        "recursive value",
+        "type A struct {\n\tB A `json:\"b\"`\n}\n",
+        [
+            "v1/types.go:3:6: error: type A contains itself by value (through embedding or a struct field); use a pointer"
+        ],
+    ),
+    (
+        "duplicate json names",
+        "type A struct {\n\tB string `json:\"x\"`\n\tC string `json:\"x\"`\n}\n",
+        ["v1/types.go:5:2: error: fields B and C both use the JSON name 'x'; Go would drop both: rename one"],
+    ),
+    (
+        "malformed marker value",
+        "type A struct {\n\t// +k8s:maximum=ten\n\tB int32 `json:\"b\"`\n}\n",
+        ["v1/types.go:4:5: error: invalid value for +k8s:maximum: must be an integer, got 'ten'"],
+    ),
+    (
+        "conflicting marker values",
+        "type A struct {\n\t// +default=1\n\t// +default=2\n\tB int32 `json:\"b\"`\n}\n",
+        ["v1/types.go:5:5: error: +default is given twice with different values (first at v1/types.go:4:5); keep one"],
+    ),
+]
+
+
+@pytest.mark.parametrize("case, body, expected", BAD_INPUTS, ids=[c[0] for c in BAD_INPUTS])
+def test_bad_input_is_a_diagnostic_with_location(tmp_path, monkeypatch, case, body, expected):
+    monkeypatch.chdir(tmp_path)
+    write_tree(tmp_path, {"v1/types.go": "package v1\n\n" + body})
+    _, diagnostics = build(tmp_path / "v1", module="example.com/apis/v1")
+    assert [m for m in messages(diagnostics) if "error" in m] == expected
+
+
+def test_all_errors_are_reported_not_just_the_first(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_tree(
+        tmp_path,
+        {"v1/types.go": "package v1\n\ntype A struct {\n\tB Missing\n\tC func()\n\t// +k8s:minimum=x\n\tD int32\n}\n"},
+    )
+    _, diagnostics = build(tmp_path / "v1", module="example.com/apis/v1")
+    assert len(diagnostics.errors) == 3
+
+
+def test_unresolvable_import_names_the_fix(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_tree(
+        tmp_path,
+        {"v1/types.go": 'package v1\n\nimport corev1 "k8s.io/api/core/v1"\n\ntype A struct {\n\tP corev1.PodSpec\n}\n'},
+    )
+    _, diagnostics = build(tmp_path / "v1", module="example.com/apis/v1")
+    assert messages(diagnostics) == [
+        "v1/types.go:6:4: error: cannot find package 'k8s.io/api/core/v1' for corev1.PodSpec: it is not under the "
+        "input module example.com/apis/v1 and not a well-known apimachinery package; pass --import-map "
+        "k8s.io/api/core/v1=DIR pointing at its Go definitions"
+    ]
+
+
+def test_duplicate_declarations_without_build_tags_collide(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_tree(tmp_path, {"v1/a.go": "package v1\n\ntype A struct{}\n", "v1/b.go": "package v1\n\ntype A struct{}\n"})
+    _, diagnostics = build(tmp_path / "v1", module="example.com/apis/v1")
+    assert messages(diagnostics) == [
+        "v1/b.go:3:6: error: type A is declared twice in package example.com/apis/v1 (first at v1/a.go:3:6); "
+        "give one file a build constraint or rename one"
+    ]
+
+
+def test_internal_and_versioned_packages(tmp_path):
+    write_tree(
+        tmp_path,
+        {
+            "widgets/doc.go": "// +groupName=widgets.example.com\npackage widgets\n",
+            "widgets/types.go": "package widgets\n\ntype W struct{}\n",
+            "widgets/v1alpha1/doc.go": "// +groupName=widgets.example.com\npackage v1alpha1\n",
+            "widgets/v1alpha1/types.go": "package v1alpha1\n\ntype W struct{}\n",
+        },
+    )
+    universe, diagnostics = build(tmp_path)
+    assert not diagnostics.items
+    internal = universe.package("example.com/apis/widgets")
+    external = universe.package("example.com/apis/widgets/v1alpha1")
+    assert (internal.group, internal.version, internal.internal) == ("widgets.example.com", "__internal", True)
+    assert (external.group, external.version, external.internal) == ("widgets.example.com", "v1alpha1", False)

@@ -1,0 +1,40 @@
+"""generated/ and kgen's own runtime models are exactly what kgen generates now."""
+
+from __future__ import annotations
+
+from kgen import pipeline
+from kgen.cli import RUNTIME_ROOT
+from kgen.emit import Mode, emit
+from kgen.generators import GENERATORS
+from kgen.ir.build import WELLKNOWN_ROOT
+from kgen.options import Options, resolve_options
+
+from conftest import REPO
+
+
+def _drift_message(report, command: str) -> str:
+    return (
+        "stale generated files:\n" + "".join(report.diffs) + f"\nrun `{command}` to regenerate them"
+    )
+
+
+def test_example_api_generated_tree_is_up_to_date(monkeypatch):
+    monkeypatch.chdir(REPO)
+    options = resolve_options(config_path=REPO / "pyproject.toml", registered=tuple(GENERATORS))
+    result = pipeline.generate(options)
+    report = emit(result.files, options.output, Mode.CHECK, options.selected)
+    assert not report.drifted, _drift_message(report, "make generate")
+
+
+def test_runtime_models_are_up_to_date():
+    options = Options(input=WELLKNOWN_ROOT, output=RUNTIME_ROOT, module="", generators=tuple(GENERATORS))
+    result = pipeline.generate(options, bootstrap=True)
+    report = emit(result.files, RUNTIME_ROOT, Mode.CHECK, options.selected)
+    assert not report.drifted, _drift_message(report, "make bootstrap-runtime")
+
+
+def test_example_api_has_no_warnings(monkeypatch):
+    monkeypatch.chdir(REPO)
+    options = resolve_options(config_path=REPO / "pyproject.toml", registered=tuple(GENERATORS))
+    _, diagnostics = pipeline.build(options)
+    assert [str(d) for d in diagnostics.sorted()] == []

@@ -1,0 +1,3 @@
+module example.com/shop/apis
+
+go 1.22

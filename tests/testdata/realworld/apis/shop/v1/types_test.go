@@ -1,0 +1,3 @@
+package v1
+
+type Store struct{}
