@@ -9,17 +9,19 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
+from kgen import cache
 from kgen.diagnostics import Diagnostics
 from kgen.generators import GENERATORS, GeneratorOptions
 from kgen.ir.build import BuildOptions, build_universe
 from kgen.ir.model import Universe
 from kgen.options import Options
-from kgen.render import GeneratedFile
+from kgen.render import GeneratedFile, format_files
 
 
 @dataclass
 class Result:
-    universe: Universe
+    universe: Universe | None
+    """None when the run came from the cache (the input was not parsed again)."""
     files: list[GeneratedFile]
     diagnostics: Diagnostics
 
@@ -41,14 +43,22 @@ def build(options: Options, *, bootstrap: bool = False, diagnostics: Diagnostics
     return universe, diagnostics
 
 
-def generate(options: Options, *, bootstrap: bool = False) -> Result:
-    """Build the IR and run the configured generators; return the selected generators' files."""
+def generate(options: Options, *, bootstrap: bool = False, use_cache: bool = True) -> Result:
+    """Build the IR and run the configured generators; return the selected generators' files.
+
+    An identical earlier run (same input bytes, kgen, options) is answered from the cache."""
+    key = cache.run_key(options, bootstrap) if use_cache else None
+    if key is not None and (hit := cache.load(key)) is not None:
+        return Result(None, *hit)
     universe, diagnostics = build(options, bootstrap=bootstrap)
     generator_options = GeneratorOptions(generators=options.generators)
     files: list[GeneratedFile] = []
     for name in options.generators:
         if name in options.selected:
             files.extend(GENERATORS[name](universe, generator_options))
+    files = format_files(files)
+    if key is not None:
+        cache.store(key, files, diagnostics)
     return Result(universe, files, diagnostics)
 
 

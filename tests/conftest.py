@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -12,6 +14,9 @@ from kgen.cli import main
 from kgen.diagnostics import Diagnostics
 from kgen.ir.build import BuildOptions, build_universe
 from kgen.source.parser import parse_go_file
+
+# Tests never depend on what an earlier run left in the user's cache.
+os.environ["KGEN_CACHE_DIR"] = tempfile.mkdtemp(prefix="kgen-test-cache-")
 
 REPO = Path(__file__).resolve().parent.parent
 TESTDATA = Path(__file__).resolve().parent / "testdata"

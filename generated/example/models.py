@@ -83,12 +83,6 @@ class FrobberSourceType(_StringEnum):
 class FrobberSource(_Model):
     """FrobberSource is a union: exactly one of its members is set, named by Type."""
 
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "type",
-        }
-    )
-
     type: FrobberSourceType = ""
     """Type names the member that is set."""
     git: GitSource | None = None
@@ -114,15 +108,6 @@ class FrobberSource(_Model):
 
 class FrobberSpec(_Model):
     """FrobberSpec is the desired state of a Frobber."""
-
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "description",
-            "priority",
-            "mode",
-            "source",
-        }
-    )
 
     description: str = ""
     """Description is shown to humans."""
@@ -238,16 +223,6 @@ class FrobberPhase(_StringEnum):
 class FrobberStatus(_Model):
     """FrobberStatus is the observed state of a Frobber."""
 
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "observedGeneration",
-            "observed_generation",
-            "phase",
-            "readyReplicas",
-            "ready_replicas",
-        }
-    )
-
     observed_generation: _Int64 = _Field(0, alias="observedGeneration")
     """ObservedGeneration is the generation the status describes."""
     phase: FrobberPhase = ""
@@ -283,17 +258,6 @@ class FrobberStatus(_Model):
 
 class Frobber(_Model):
     """Frobber frobnicates widgets at a configurable intensity."""
-
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "kind",
-            "apiVersion",
-            "api_version",
-            "metadata",
-            "spec",
-            "status",
-        }
-    )
 
     kind: str = ""
     """Kind is a string value representing the REST resource this object represents.
@@ -334,13 +298,6 @@ class Frobber(_Model):
 class FrobberCommon(_Model):
     """FrobberCommon holds the settings every version of FrobberSpec shares."""
 
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "description",
-            "priority",
-        }
-    )
-
     description: str = ""
     """Description is shown to humans."""
     priority: _Int32 = 0
@@ -373,14 +330,6 @@ class Protocol(_StringEnum):
 class FrobberPort(_Model):
     """FrobberPort is a named network port."""
 
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "name",
-            "port",
-            "protocol",
-        }
-    )
-
     name: str = ""
     """Name of the port; unique within the Frobber."""
     port: _Int32 = 0
@@ -409,13 +358,6 @@ class FrobberPort(_Model):
 class GitSource(_Model):
     """GitSource fetches instructions from a git repository."""
 
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "url",
-            "revision",
-        }
-    )
-
     url: str = ""
     """URL of the repository."""
     revision: str = ""
@@ -436,12 +378,6 @@ class GitSource(_Model):
 class InlineSource(_Model):
     """InlineSource carries instructions in the object."""
 
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "instructions",
-        }
-    )
-
     instructions: str = ""
     """Instructions, one per line."""
 
@@ -456,15 +392,6 @@ class InlineSource(_Model):
 
 class FrobberList(_Model):
     """FrobberList is a list of Frobbers."""
-
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "kind",
-            "apiVersion",
-            "api_version",
-            "metadata",
-        }
-    )
 
     kind: str = ""
     """Kind is a string value representing the REST resource this object represents.
@@ -500,16 +427,6 @@ class FrobberList(_Model):
 
 class FrobberClass(_Model):
     """FrobberClass is a cluster-wide class of Frobbers, set up by an administrator."""
-
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "kind",
-            "apiVersion",
-            "api_version",
-            "metadata",
-            "controller",
-        }
-    )
 
     kind: str = ""
     """Kind is a string value representing the REST resource this object represents.
@@ -554,15 +471,6 @@ class FrobberClass(_Model):
 
 class FrobberClassList(_Model):
     """FrobberClassList is a list of FrobberClasses."""
-
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "kind",
-            "apiVersion",
-            "api_version",
-            "metadata",
-        }
-    )
 
     kind: str = ""
     """Kind is a string value representing the REST resource this object represents.

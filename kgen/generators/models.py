@@ -34,7 +34,6 @@ class ClassView:
     name: str
     doc: str
     fields: list[FieldView]
-    nonnull: list[str]
     gvk: tuple[str, str, str] | None
     to_dict: list[str]
 
@@ -151,7 +150,6 @@ def _string_literal(text: str) -> str:
 
 def _class(context: ModuleContext, package: Package, typedef: TypeDef) -> ClassView:
     fields: list[FieldView] = []
-    nonnull: list[str] = []
     gvk = None
     # Built-in meta types (Status) are registered into every group; their senders set apiVersion.
     if (typedef.is_kind or typedef.is_list) and not package.internal and not package.builtin and package.version:
@@ -168,8 +166,6 @@ def _class(context: ModuleContext, package: Package, typedef: TypeDef) -> ClassV
         if field.json_string:
             validator = context.runtime("unquote_string_option")
             annotation = f"_Annotated[{annotation}, _BeforeValidator({validator})]"
-        if not is_nullable:
-            nonnull.extend(sorted({field.json_name, field.python_name}))
         fields.append(
             FieldView(
                 python_name=field.python_name,
@@ -184,7 +180,6 @@ def _class(context: ModuleContext, package: Package, typedef: TypeDef) -> ClassV
         name=typedef.python_name,
         doc=typedef.doc or f"{typedef.name} is generated from {typedef.package}.{typedef.name}.",
         fields=fields,
-        nonnull=nonnull,
         gvk=gvk,
         to_dict=_to_dict_lines(context, typedef),
     )

@@ -186,7 +186,8 @@ class Package(_Frozen):
         self._by_name.update({t.name: t for t in self.types})
 
     def type(self, name: str) -> TypeDef | None:
-        return self._by_name.get(name)
+        # Reads the private index directly: pydantic's private-attribute lookup is slow in hot loops.
+        return self.__pydantic_private__["_by_name"].get(name)
 
     def marker(self, name: str) -> Marker | None:
         return next((m for m in self.markers if m.name == name), None)
@@ -205,12 +206,12 @@ class Universe(_Frozen):
         self._by_path.update({p.import_path: p for p in self.packages})
 
     def package(self, import_path: str) -> Package:
-        return self._by_path[import_path]
+        return self.__pydantic_private__["_by_path"][import_path]
 
     def resolve(self, ref: TypeRef) -> TypeDef:
         """The TypeDef a `named` TypeRef points at."""
         assert ref.kind == "named" and ref.package is not None and ref.name is not None
-        found = self._by_path[ref.package].type(ref.name)
+        found = self.__pydantic_private__["_by_path"][ref.package].type(ref.name)
         assert found is not None, f"unresolved {ref}"
         return found
 

@@ -7,6 +7,7 @@ touches the output directory: writing and checking is `kgen.emit`'s job.
 
 from __future__ import annotations
 
+import concurrent.futures
 import hashlib
 import os
 import re
@@ -25,11 +26,15 @@ _BLACK_MODE = black.Mode(target_versions={black.TargetVersion.PY311}, line_lengt
 
 @dataclass(frozen=True, slots=True)
 class GeneratedFile:
-    """One output file: a path relative to the output root and its final content."""
+    """One output file: a path relative to the output root and its content.
+
+    `language` "python" means the content still has to go through `format_files`
+    (black); the pipeline does that once for all files, in parallel."""
 
     path: str
     content: str
     generator: str
+    language: str = "text"
 
 
 def header(generator: str, sources: tuple[str, ...], comment: str = "#") -> str:
@@ -68,41 +73,88 @@ def render_template(name: str, **view: Any) -> str:
 def render_python(
     template: str, path: str, generator: str, sources: tuple[str, ...], **view: Any
 ) -> GeneratedFile:
-    """Render a Python module: header + template output, formatted with black."""
+    """Render a Python module: header + template output (formatted later by `format_files`)."""
     body = render_template(template, **view)
-    content = format_python(header(generator, sources) + body)
-    return GeneratedFile(path=path, content=content, generator=generator)
+    return GeneratedFile(path=path, content=header(generator, sources) + body, generator=generator, language="python")
+
+
+def format_files(files: list[GeneratedFile]) -> list[GeneratedFile]:
+    """black-format every Python file, from the cache where possible, else in parallel."""
+    cache = _cache_dir()
+    results: dict[int, str] = {}
+    pending: list[tuple[int, str, str]] = []
+    for index, generated in enumerate(files):
+        if generated.language != "python":
+            continue
+        key = _cache_key(generated.content)
+        cached = _cache_read(cache, key)
+        if cached is not None:
+            results[index] = cached
+        else:
+            pending.append((index, key, generated.content))
+    if pending:
+        sources = [source for _, _, source in pending]
+        workers = min(len(pending) // 4, os.cpu_count() or 1)
+        if workers > 1:
+            with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
+                formatted = list(pool.map(_black, sources, chunksize=4))
+        else:
+            formatted = [_black(source) for source in sources]
+        for (index, key, _), text in zip(pending, formatted):
+            results[index] = text
+            _cache_write(cache, key, text)
+    return [
+        GeneratedFile(f.path, results[i], f.generator) if i in results else f for i, f in enumerate(files)
+    ]
 
 
 def format_python(source: str) -> str:
-    """black-format Python source in-process, with a content-addressed cache.
-
-    Formatting is a pure function of (black version, mode, source), so a cache hit is
-    exactly what black would return; it keeps `--verify-only` fast on large trees."""
-    key = hashlib.sha256(f"{black.__version__}\0{_BLACK_MODE!r}\0{source}".encode()).hexdigest()
-    cache = _cache_dir()
-    if cache is not None:
-        cached = cache / key[:2] / key
-        try:
-            return cached.read_text(encoding="utf-8")
-        except OSError:
-            pass
-    formatted = black.format_str(source, mode=_BLACK_MODE)
-    if cache is not None:
-        try:
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            temporary = cached.with_suffix(f".{os.getpid()}.tmp")
-            temporary.write_text(formatted, encoding="utf-8")
-            os.replace(temporary, cached)
-        except OSError:
-            pass
-    return formatted
+    """black-format one Python source, through the cache."""
+    return format_files([GeneratedFile("x.py", source, "", "python")])[0].content
 
 
-def _cache_dir() -> Path | None:
+def _black(source: str) -> str:
+    return black.format_str(source, mode=_BLACK_MODE)
+
+
+def _cache_key(source: str) -> str:
+    # Formatting is a pure function of (black version, mode, source): a hit is exactly
+    # what black would return, and it keeps large trees fast to regenerate and verify.
+    return hashlib.sha256(f"{black.__version__}\0{_BLACK_MODE!r}\0{source}".encode()).hexdigest()
+
+
+def _cache_read(cache: Path | None, key: str) -> str | None:
+    if cache is None:
+        return None
+    try:
+        return (cache / key[:2] / key).read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def _cache_write(cache: Path | None, key: str, text: str) -> None:
+    if cache is None:
+        return
+    target = cache / key[:2] / key
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, target)
+    except OSError:
+        pass
+
+
+def cache_root() -> Path | None:
+    """kgen's cache directory (None when caching is turned off with KGEN_NO_CACHE)."""
     if os.environ.get("KGEN_NO_CACHE"):
         return None
     root = os.environ.get("KGEN_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "kgen"
     )
-    return Path(root) / "black"
+    return Path(root)
+
+
+def _cache_dir() -> Path | None:
+    root = cache_root()
+    return None if root is None else root / "black"

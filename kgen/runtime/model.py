@@ -82,8 +82,20 @@ class Model(BaseModel):
         use_attribute_docstrings=True,
     )
 
-    #: JSON and Python names of fields where `null` means "leave at the zero value".
+    #: JSON and Python names of fields where `null` means "leave at the zero value":
+    #: every field whose zero value is not None (computed when the class is created).
     __kgen_nonnull__: ClassVar[frozenset[str]] = frozenset()
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        names: set[str] = set()
+        for name, info in cls.model_fields.items():
+            if info.default is not None or info.default_factory is not None:
+                names.add(name)
+                if info.alias:
+                    names.add(info.alias)
+        cls.__kgen_nonnull__ = frozenset(names)
 
     @model_validator(mode="before")
     @classmethod

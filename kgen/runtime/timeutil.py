@@ -104,7 +104,7 @@ def parse_go_duration(text: str) -> int:
     """Parse a Go duration string (`1h2m3.5s`, `-300ms`) into nanoseconds."""
     original = text
     sign = 1
-    if text[:1] in "+-":
+    if text and text[0] in "+-":
         sign, text = (-1 if text[0] == "-" else 1), text[1:]
     if text == "0":
         return 0

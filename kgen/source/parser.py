@@ -36,6 +36,12 @@ def _parser() -> tree_sitter.Parser:
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_go.language()))
 
 
+@lru_cache(maxsize=1)
+def _comment_query():
+    language = tree_sitter.Language(tree_sitter_go.language())
+    return tree_sitter.QueryCursor(tree_sitter.Query(language, "(comment) @comment"))
+
+
 class _FileReader:
     """Walks one tree-sitter tree; holds the file's comment index while doing so."""
 
@@ -57,21 +63,16 @@ class _FileReader:
 
     def index_comments(self, root: tree_sitter.Node) -> tuple[CommentBlock, ...]:
         own_lines: list[CommentLine] = []
-        stack = [root]
-        while stack:
-            node = stack.pop()
-            if node.type == "comment":
-                raw = self.text(node)
-                if not raw.startswith("//"):
-                    continue  # /* */ blocks: license headers, never markers
-                row, col = node.start_point.row, node.start_point.column
-                line = CommentLine(Position(self.path, row + 1, col + 1), raw[2:])
-                if self.lines[row][:col].strip():
-                    self.trailing_by_line[row + 1] = line
-                else:
-                    own_lines.append(line)
+        for node in _comment_query().captures(root).get("comment", ()):
+            raw = self.text(node)
+            if not raw.startswith("//"):
+                continue  # /* */ blocks: license headers, never markers
+            row, col = node.start_point.row, node.start_point.column
+            line = CommentLine(Position(self.path, row + 1, col + 1), raw[2:])
+            if self.lines[row][:col].strip():
+                self.trailing_by_line[row + 1] = line
             else:
-                stack.extend(node.children)
+                own_lines.append(line)
         own_lines.sort(key=lambda c: c.position.line)
         blocks: list[CommentBlock] = []
         current: list[CommentLine] = []

@@ -57,16 +57,6 @@ class FrobberClass(_Model):
         "v1",
         "FrobberClass",
     )
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "kind",
-            "apiVersion",
-            "api_version",
-            "metadata",
-            "controller",
-        }
-    )
-
     kind: str = "FrobberClass"
     """Kind is a string value representing the REST resource this object represents.
     Servers may infer this from the endpoint the client submits requests to.
@@ -117,15 +107,6 @@ class FrobberClassList(_Model):
         "v1",
         "FrobberClassList",
     )
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "kind",
-            "apiVersion",
-            "api_version",
-            "metadata",
-        }
-    )
-
     kind: str = "FrobberClassList"
     """Kind is a string value representing the REST resource this object represents.
     Servers may infer this from the endpoint the client submits requests to.
@@ -203,12 +184,6 @@ class FrobberSourceType(_StringEnum):
 class FrobberSource(_Model):
     """FrobberSource is a union: exactly one of its members is set, named by Type."""
 
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "type",
-        }
-    )
-
     type: FrobberSourceType = ""
     """Type names the member that is set."""
     git: GitSource | None = None
@@ -234,15 +209,6 @@ class FrobberSource(_Model):
 
 class FrobberSpec(_Model):
     """FrobberSpec is the desired state of a Frobber."""
-
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "description",
-            "priority",
-            "mode",
-            "source",
-        }
-    )
 
     description: str = ""
     """Description is shown to humans."""
@@ -362,16 +328,6 @@ class FrobberPhase(_StringEnum):
 class FrobberStatus(_Model):
     """FrobberStatus is the observed state of a Frobber."""
 
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "observedGeneration",
-            "observed_generation",
-            "phase",
-            "readyReplicas",
-            "ready_replicas",
-        }
-    )
-
     observed_generation: _Int64 = _Field(0, alias="observedGeneration")
     """ObservedGeneration is the generation the status describes."""
     phase: FrobberPhase = ""
@@ -416,17 +372,6 @@ class Frobber(_Model):
         "v1",
         "Frobber",
     )
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "kind",
-            "apiVersion",
-            "api_version",
-            "metadata",
-            "spec",
-            "status",
-        }
-    )
-
     kind: str = "Frobber"
     """Kind is a string value representing the REST resource this object represents.
     Servers may infer this from the endpoint the client submits requests to.
@@ -467,13 +412,6 @@ class Frobber(_Model):
 class FrobberCommon(_Model):
     """FrobberCommon holds the settings every version of FrobberSpec shares."""
 
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "description",
-            "priority",
-        }
-    )
-
     description: str = ""
     """Description is shown to humans."""
     priority: _Int32 = 0
@@ -512,14 +450,6 @@ class Protocol(_StringEnum):
 class FrobberPort(_Model):
     """FrobberPort is a named network port."""
 
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "name",
-            "port",
-            "protocol",
-        }
-    )
-
     name: str = ""
     """Name of the port; unique within the Frobber."""
     port: _Int32 = 0
@@ -548,13 +478,6 @@ class FrobberPort(_Model):
 class GitSource(_Model):
     """GitSource fetches instructions from a git repository."""
 
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "url",
-            "revision",
-        }
-    )
-
     url: str = ""
     """URL of the repository."""
     revision: str = ""
@@ -574,12 +497,6 @@ class GitSource(_Model):
 
 class InlineSource(_Model):
     """InlineSource carries instructions in the object."""
-
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "instructions",
-        }
-    )
 
     instructions: str = ""
     """Instructions, one per line."""
@@ -601,15 +518,6 @@ class FrobberList(_Model):
         "v1",
         "FrobberList",
     )
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "kind",
-            "apiVersion",
-            "api_version",
-            "metadata",
-        }
-    )
-
     kind: str = "FrobberList"
     """Kind is a string value representing the REST resource this object represents.
     Servers may infer this from the endpoint the client submits requests to.

@@ -47,15 +47,6 @@ class FrobberMode(_StringEnum):
 class FrobberSpec(_Model):
     """FrobberSpec is the desired state of a Frobber."""
 
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "description",
-            "priority",
-            "param",
-            "mode",
-        }
-    )
-
     description: str = ""
     """Description is shown to humans."""
     priority: _Int32 = 0
@@ -133,14 +124,6 @@ class FrobberSpec(_Model):
 class FrobberStatus(_Model):
     """FrobberStatus is the observed state of a Frobber."""
 
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "observedGeneration",
-            "observed_generation",
-            "phase",
-        }
-    )
-
     observed_generation: _Int64 = _Field(0, alias="observedGeneration")
     """ObservedGeneration is the generation the status describes."""
     phase: str = ""
@@ -172,17 +155,6 @@ class Frobber(_Model):
         "v1beta1",
         "Frobber",
     )
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "kind",
-            "apiVersion",
-            "api_version",
-            "metadata",
-            "spec",
-            "status",
-        }
-    )
-
     kind: str = "Frobber"
     """Kind is a string value representing the REST resource this object represents.
     Servers may infer this from the endpoint the client submits requests to.
@@ -223,13 +195,6 @@ class Frobber(_Model):
 class FrobberCommon(_Model):
     """FrobberCommon holds the settings every version of FrobberSpec shares."""
 
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "description",
-            "priority",
-        }
-    )
-
     description: str = ""
     """Description is shown to humans."""
     priority: _Int32 = 0
@@ -250,14 +215,6 @@ class FrobberCommon(_Model):
 
 class FrobberPort(_Model):
     """FrobberPort is a named network port."""
-
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "name",
-            "port",
-            "protocol",
-        }
-    )
 
     name: str = ""
     """Name of the port; unique within the Frobber."""
@@ -288,15 +245,6 @@ class FrobberList(_Model):
         "v1beta1",
         "FrobberList",
     )
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "kind",
-            "apiVersion",
-            "api_version",
-            "metadata",
-        }
-    )
-
     kind: str = "FrobberList"
     """Kind is a string value representing the REST resource this object represents.
     Servers may infer this from the endpoint the client submits requests to.

@@ -26,18 +26,6 @@ class Unknown(_Model):
     """Unknown allows api objects with unknown types to be passed-through.
     It is the envelope of the Kubernetes protobuf encoding."""
 
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "apiVersion",
-            "api_version",
-            "kind",
-            "contentEncoding",
-            "content_encoding",
-            "contentType",
-            "content_type",
-        }
-    )
-
     api_version: str = _Field("", alias="apiVersion")
     kind: str = ""
     raw: _GoBytes | None = None
@@ -68,14 +56,6 @@ class Unknown(_Model):
 
 class TypeMeta(_Model):
     """TypeMeta is shared by all top level objects in the runtime envelope."""
-
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "apiVersion",
-            "api_version",
-            "kind",
-        }
-    )
 
     api_version: str = _Field("", alias="apiVersion")
     kind: str = ""

@@ -47,14 +47,6 @@ class TypeMeta(_Model):
     with strings representing the type of the object and its API schema version.
     Structures that are versioned or persisted should inline TypeMeta."""
 
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "kind",
-            "apiVersion",
-            "api_version",
-        }
-    )
-
     kind: str = ""
     """Kind is a string value representing the REST resource this object represents.
     Servers may infer this from the endpoint the client submits requests to.
@@ -81,17 +73,6 @@ class TypeMeta(_Model):
 class ListMeta(_Model):
     """ListMeta describes metadata that synthetic resources must have, including lists and
     various status objects. A resource may have only one of {ObjectMeta, ListMeta}."""
-
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "selfLink",
-            "self_link",
-            "resourceVersion",
-            "resource_version",
-            "continue",
-            "continue_",
-        }
-    )
 
     self_link: str = _Field("", alias="selfLink")
     """Deprecated: selfLink is a legacy read-only field that is no longer populated by the system."""
@@ -128,21 +109,6 @@ class ListMeta(_Model):
 class ObjectMeta(_Model):
     """ObjectMeta is metadata that all persisted resources must have, which includes all objects
     users must create."""
-
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "name",
-            "generateName",
-            "generate_name",
-            "namespace",
-            "selfLink",
-            "self_link",
-            "uid",
-            "resourceVersion",
-            "resource_version",
-            "generation",
-        }
-    )
 
     name: str = ""
     """Name must be unique within a namespace. Is required when creating resources, although
@@ -257,16 +223,6 @@ class OwnerReference(_Model):
     object. An owning object must be in the same namespace as the dependent, or
     be cluster-scoped, so there is no namespace field."""
 
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "apiVersion",
-            "api_version",
-            "kind",
-            "name",
-            "uid",
-        }
-    )
-
     api_version: str = _Field("", alias="apiVersion")
     """API version of the referent."""
     kind: str = ""
@@ -317,18 +273,6 @@ class ManagedFieldsOperationType(_StringEnum):
 class ManagedFieldsEntry(_Model):
     """ManagedFieldsEntry is a workflow-id, a FieldSet and the group version of the resource
     that the fieldset applies to."""
-
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "manager",
-            "operation",
-            "apiVersion",
-            "api_version",
-            "fieldsType",
-            "fields_type",
-            "subresource",
-        }
-    )
 
     manager: str = ""
     """Manager is an identifier of the workflow managing these fields."""
@@ -382,8 +326,6 @@ class LabelSelector(_Model):
     matchExpressions are ANDed. An empty label selector matches all objects. A null
     label selector matches no objects."""
 
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset({})
-
     match_labels: dict[str, str] | None = _Field(None, alias="matchLabels")
     """matchLabels is a map of {key,value} pairs."""
     match_expressions: list[LabelSelectorRequirement] | None = _Field(
@@ -422,13 +364,6 @@ class LabelSelectorOperator(_StringEnum):
 class LabelSelectorRequirement(_Model):
     """A label selector requirement is a selector that contains values, a key, and an operator that
     relates the key and values."""
-
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "key",
-            "operator",
-        }
-    )
 
     key: str = ""
     """key is the label key that the selector applies to."""
@@ -469,17 +404,6 @@ class ConditionStatus(_StringEnum):
 
 class Condition(_Model):
     """Condition contains details for one aspect of the current state of this API Resource."""
-
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "type",
-            "status",
-            "observedGeneration",
-            "observed_generation",
-            "reason",
-            "message",
-        }
-    )
 
     type: str = ""
     """type of condition in CamelCase or in foo.example.com/CamelCase."""
@@ -569,19 +493,6 @@ class StatusReason(_StringEnum):
 class Status(_Model):
     """Status is a return value for calls that don't return other objects."""
 
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "kind",
-            "apiVersion",
-            "api_version",
-            "metadata",
-            "status",
-            "message",
-            "reason",
-            "code",
-        }
-    )
-
     kind: str = ""
     """Kind is a string value representing the REST resource this object represents.
     Servers may infer this from the endpoint the client submits requests to.
@@ -640,17 +551,6 @@ class Status(_Model):
 class StatusDetails(_Model):
     """StatusDetails is a set of additional properties that MAY be set by the
     server to provide additional information about a response."""
-
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "name",
-            "group",
-            "kind",
-            "uid",
-            "retryAfterSeconds",
-            "retry_after_seconds",
-        }
-    )
 
     name: str = ""
     """The name attribute of the resource associated with the status StatusReason
@@ -727,14 +627,6 @@ class CauseType(_StringEnum):
 class StatusCause(_Model):
     """StatusCause provides more information about an api.Status failure, including
     cases when multiple errors are encountered."""
-
-    __kgen_nonnull__: _ClassVar[frozenset[str]] = frozenset(
-        {
-            "reason",
-            "message",
-            "field",
-        }
-    )
 
     reason: CauseType = ""
     """A machine-readable description of the cause of the error. If this value is

@@ -1,0 +1,1 @@
+"""Benchmarks of kgen and its generated code against what a user would otherwise use."""

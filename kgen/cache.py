@@ -1,0 +1,113 @@
+"""Memoised generation runs: an unchanged tree is checked without parsing it again.
+
+A run's output is a pure function of its key: every byte of every `.go` file it can read
+(the input and the --import-map directories), kgen's own source (code, templates,
+well-known definitions), black's version, and the options. A hit returns exactly the
+files and warnings the run produced; anything that changes any of those is a miss.
+Runs with errors are never stored. `KGEN_NO_CACHE=1` turns this off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from functools import lru_cache
+from pathlib import Path
+
+import black
+
+from kgen.diagnostics import Diagnostic, Diagnostics, Position, Severity, display_path
+from kgen.options import Options
+from kgen.render import GeneratedFile, cache_root
+
+_KGEN_ROOT = Path(__file__).resolve().parent
+_FORMAT = "kgen-run-cache/1"
+
+
+@lru_cache(maxsize=1)
+def _kgen_fingerprint() -> str:
+    digest = hashlib.sha256()
+    for path in sorted(_KGEN_ROOT.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix in (".py", ".j2", ".go"):
+            digest.update(path.relative_to(_KGEN_ROOT).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def run_key(options: Options, bootstrap: bool) -> str:
+    """The key of a run: everything its output depends on."""
+    digest = hashlib.sha256()
+    settings = {
+        "format": _FORMAT,
+        "kgen": _kgen_fingerprint(),
+        "black": black.__version__,
+        "module": options.module,
+        "generators": list(options.generators),
+        "only": list(options.only),
+        "tags": sorted(options.tags),
+        "bootstrap": bootstrap,
+        "shown_as": display_path(options.input),  # diagnostics name paths relative to the working directory
+        "import_map": {k: display_path(v) for k, v in sorted(options.import_map.items())},
+    }
+    digest.update(json.dumps(settings, sort_keys=True).encode())
+    roots = [options.input] + [options.import_map[k] for k in sorted(options.import_map)]
+    for root in roots:
+        digest.update(b"\0root\0" + str(root).encode())
+        if not root.is_dir():
+            continue
+        for directory, subdirs, filenames in os.walk(root):
+            subdirs.sort()
+            for filename in sorted(filenames):
+                if filename.endswith(".go") or filename == "go.mod":
+                    path = Path(directory) / filename
+                    digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+                    digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def load(key: str) -> tuple[list[GeneratedFile], Diagnostics] | None:
+    """The files and warnings of a stored run, or None."""
+    root = cache_root()
+    if root is None:
+        return None
+    try:
+        entry = json.loads((root / "runs" / f"{key}.json").read_text(encoding="utf-8"))
+        files = [
+            GeneratedFile(path, (root / "blobs" / sha[:2] / sha).read_text(encoding="utf-8"), generator)
+            for path, generator, sha in entry["files"]
+        ]
+    except (OSError, ValueError, KeyError):
+        return None
+    diagnostics = Diagnostics()
+    for path, line, col, message in entry["warnings"]:
+        diagnostics.items.append(Diagnostic(Position(path, line, col), Severity.WARNING, message))
+    return files, diagnostics
+
+
+def store(key: str, files: list[GeneratedFile], diagnostics: Diagnostics) -> None:
+    """Remember a successful run (best effort: a cache that cannot be written is skipped)."""
+    root = cache_root()
+    if root is None or diagnostics.errors:
+        return
+    try:
+        entries = []
+        for generated in files:
+            sha = hashlib.sha256(generated.content.encode("utf-8")).hexdigest()
+            blob = root / "blobs" / sha[:2] / sha
+            if not blob.exists():
+                _atomic_write(blob, generated.content)
+            entries.append([generated.path, generated.generator, sha])
+        warnings = [
+            [d.position.path, d.position.line, d.position.col, d.message] for d in diagnostics.warnings
+        ]
+        _atomic_write(root / "runs" / f"{key}.json", json.dumps({"files": entries, "warnings": warnings}))
+    except OSError:
+        pass
+
+
+def _atomic_write(target: Path, text: str) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_suffix(f".{os.getpid()}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, target)

@@ -1,0 +1,105 @@
+"""Generated deep copies: equal to the original and sharing nothing mutable with it."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel
+
+from conftest import REPO
+from kgen import pipeline
+from kgen.generators import GENERATORS
+from kgen.options import resolve_options
+from kgen.runtime.rawjson import _RawJSON
+from strategies import Strategies
+
+sys.path.insert(0, str(REPO))
+
+
+def _universe():
+    options = resolve_options(config_path=REPO / "pyproject.toml", registered=tuple(GENERATORS))
+    universe, _ = pipeline.build(options)
+    return universe
+
+
+UNIVERSE = _universe()
+KINDS = [
+    t for p in UNIVERSE.generated_packages for t in p.types if t.kind == "struct" and (t.is_kind or t.is_list)
+]
+STRATEGIES = Strategies(UNIVERSE)
+
+
+def mutable_objects(value, found=None):
+    """Every mutable object reachable from `value` (models, lists, dicts, raw JSON holders)."""
+    found = {} if found is None else found
+    if isinstance(value, BaseModel):
+        found[id(value)] = value
+        for item in value.__dict__.values():
+            mutable_objects(item, found)
+    elif isinstance(value, (list, dict)):
+        found[id(value)] = value
+        for item in value.values() if isinstance(value, dict) else value:
+            mutable_objects(item, found)
+    elif isinstance(value, _RawJSON):
+        found[id(value)] = value
+        mutable_objects(value.raw, found)
+    return found
+
+
+def mutate_everything(value) -> None:
+    """Change every container reachable from `value`, in place."""
+    for obj in list(mutable_objects(value).values()):
+        if isinstance(obj, list):
+            obj.append("mutated")
+        elif isinstance(obj, dict):
+            obj["mutated-key"] = "mutated"
+        elif isinstance(obj, _RawJSON):
+            obj.raw = {"mutated": True}
+        else:
+            for name, item in list(obj.__dict__.items()):
+                if isinstance(item, str):
+                    obj.__dict__[name] = item + "-mutated"
+
+
+@pytest.mark.parametrize("typedef", KINDS, ids=[f"{t.package.rsplit('/', 1)[-1]}.{t.name}" for t in KINDS])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_deep_copy_is_equal_and_independent(typedef, data):
+    original = data.draw(STRATEGIES.for_type(typedef))
+    snapshot = original.to_json()
+    copy = original.deep_copy()
+    assert copy == original
+    assert type(copy) is type(original)
+    assert copy.model_fields_set == original.model_fields_set
+    assert copy.to_json() == snapshot
+    shared = mutable_objects(original).keys() & mutable_objects(copy).keys()
+    assert not shared, "the copy shares mutable objects with the original"
+    mutate_everything(copy)
+    assert original.to_json() == snapshot
+
+
+def test_every_kind_of_the_example_api_is_covered():
+    names = sorted(f"{t.package.rsplit('/', 1)[-1]}.{t.name}" for t in KINDS)
+    assert names == [
+        "example.Frobber", "example.FrobberClass", "example.FrobberClassList", "example.FrobberList",
+        "v1.Frobber", "v1.FrobberClass", "v1.FrobberClassList", "v1.FrobberList",
+        "v1beta1.Frobber", "v1beta1.FrobberList",
+    ]  # fmt: skip
+
+
+def test_deep_copy_shares_immutable_values():
+    from generated.example.v1 import Frobber
+
+    original = Frobber.from_json(
+        b'{"metadata":{"name":"n","creationTimestamp":"2024-01-01T00:00:00Z"},'
+        b'"spec":{"description":"d","resources":{"cpu":"1"},"maxUnavailable":"10%"}}'
+    )
+    copy = original.deep_copy()
+    assert copy.metadata.name is original.metadata.name
+    assert copy.metadata.creation_timestamp is original.metadata.creation_timestamp
+    assert copy.spec.max_unavailable is original.spec.max_unavailable
+    assert copy.spec.resources is not original.spec.resources
+    assert copy.spec.resources["cpu"] is original.spec.resources["cpu"]

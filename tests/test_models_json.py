@@ -1,0 +1,217 @@
+"""Generated models write JSON byte-identical to Go's encoding/json and decode like the API server.
+
+Expected bytes were written from what encoding/json produces for the same struct tags.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import pytest
+from pydantic import ValidationError
+
+from conftest import REPO, write_tree
+
+
+@pytest.fixture(scope="module")
+def shapes(tmp_path_factory):
+    """A package with one field of every shape and tag option, generated and imported."""
+    root = tmp_path_factory.mktemp("shapes")
+    write_tree(
+        root,
+        {
+            "apis/shapes/v1/types.go": """
+                package v1
+
+                import (
+                    "k8s.io/apimachinery/pkg/api/resource"
+                    metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+                    "k8s.io/apimachinery/pkg/util/intstr"
+                )
+
+                type Inner struct {
+                    N int32 `json:"n,omitempty"`
+                }
+
+                type Mode string
+
+                const (
+                    ModeA Mode = "A"
+                    ModeB Mode = "B"
+                )
+
+                type Empty struct {
+                    S     string            `json:"s,omitempty"`
+                    I     int64             `json:"i,omitempty"`
+                    F     float64           `json:"f,omitempty"`
+                    B     bool              `json:"b,omitempty"`
+                    P     *int32            `json:"p,omitempty"`
+                    L     []string          `json:"l,omitempty"`
+                    M     map[string]string `json:"m,omitempty"`
+                    Raw   []byte            `json:"raw,omitempty"`
+                    St    Inner             `json:"st,omitempty"`
+                    T     metav1.Time       `json:"t,omitempty"`
+                    TP    *metav1.Time      `json:"tp,omitempty"`
+                    Q     resource.Quantity `json:"q,omitempty"`
+                    IOS   intstr.IntOrString `json:"ios,omitempty"`
+                    Mode  Mode              `json:"mode,omitempty"`
+                }
+
+                type Plain struct {
+                    S   string            `json:"s"`
+                    P   *int32            `json:"p"`
+                    L   []string          `json:"l"`
+                    M   map[string]string `json:"m"`
+                    Raw []byte            `json:"raw"`
+                    St  Inner             `json:"st"`
+                    T   metav1.Time       `json:"t"`
+                    Q   resource.Quantity `json:"q"`
+                    D   *metav1.Duration  `json:"d"`
+                }
+
+                type Zero struct {
+                    St Inner        `json:"st,omitzero"`
+                    T  metav1.Time  `json:"t,omitzero"`
+                    L  []string     `json:"l,omitzero"`
+                    P  *int32       `json:"p,omitzero"`
+                    Both []string   `json:"both,omitempty,omitzero"`
+                }
+
+                type Options struct {
+                    Count  int64   `json:"count,string"`
+                    Flag   bool    `json:"flag,string,omitempty"`
+                    Ratio  float64 `json:"ratio"`
+                    Hidden string  `json:"-"`
+                    NoTag  string
+                }
+            """,
+        },
+    )
+    from click.testing import CliRunner
+
+    from kgen.cli import main
+
+    result = CliRunner().invoke(
+        main, ["generate", "--input", str(root / "apis"), "--output", str(root / "shapes_out"), "--module", "x.io/apis"]
+    )
+    assert result.exit_code == 0, result.output
+    sys.path.insert(0, str(root))
+    try:
+        yield importlib.import_module("shapes_out.shapes.v1")
+    finally:
+        sys.path.remove(str(root))
+
+
+def test_omitempty_drops_exactly_what_go_drops(shapes):
+    # Structs are never empty for omitempty; a zero metav1.Time marshals as null;
+    # a zero Quantity as "0" and a zero IntOrString as 0 (both are structs in Go).
+    assert shapes.Empty().to_json() == b'{"st":{},"t":null,"q":"0","ios":0}'
+
+
+def test_omitempty_keeps_non_zero_values(shapes):
+    value = shapes.Empty(
+        s="x", i=-1, f=0.5, b=True, p=0, l=["a"], m={"k": "v"}, raw=b"\x00\xff", mode="B",
+        tp="2024-01-02T03:04:05Z", q="1.5Gi", ios="50%",
+    )  # fmt: skip
+    assert value.to_json() == (
+        b'{"s":"x","i":-1,"f":0.5,"b":true,"p":0,"l":["a"],"m":{"k":"v"},"raw":"AP8=","st":{},'
+        b'"t":null,"tp":"2024-01-02T03:04:05Z","q":"1536Mi","ios":"50%","mode":"B"}'
+    )
+
+
+def test_without_omitempty_nil_is_null_and_empty_is_empty(shapes):
+    assert shapes.Plain().to_json() == (
+        b'{"s":"","p":null,"l":null,"m":null,"raw":null,"st":{},"t":null,"q":"0","d":null}'
+    )
+    assert shapes.Plain(l=[], m={}, raw=b"").to_json() == (
+        b'{"s":"","p":null,"l":[],"m":{},"raw":"","st":{},"t":null,"q":"0","d":null}'
+    )
+
+
+def test_omitzero(shapes):
+    assert shapes.Zero().to_json() == b"{}"
+    assert shapes.Zero(l=[], both=[]).to_json() == b'{"l":[]}'  # an empty slice is not zero; omitempty drops it
+    assert shapes.Zero(st={"n": 1}, p=0).to_json() == b'{"st":{"n":1},"p":0}'
+
+
+def test_string_option_and_untagged_fields(shapes):
+    value = shapes.Options(count=42, flag=True, ratio=1.0, no_tag="x", hidden="never")
+    assert value.to_json() == b'{"count":"42","flag":"true","ratio":1,"NoTag":"x"}'
+    decoded = shapes.Options.from_json(b'{"count":"7","flag":"false","ratio":2.5,"Hidden":"h","-":"x"}')
+    assert (decoded.count, decoded.flag, decoded.ratio) == (7, False, 2.5)
+    assert "hidden" not in shapes.Options.model_fields  # json:"-" is not part of the API
+
+
+@pytest.mark.parametrize(
+    "number, written",
+    [(1.0, b"1"), (0.1, b"0.1"), (1e-05, b"0.00001"), (1e-07, b"1e-7"), (1e21, b"1e+21"), (123456.789, b"123456.789")],
+)
+def test_floats_are_formatted_as_go_formats_them(shapes, number, written):
+    assert shapes.Options(ratio=number).to_json() == b'{"count":"0","ratio":' + written + b',"NoTag":""}'
+
+
+def test_map_keys_are_sorted_and_html_is_escaped(shapes):
+    value = shapes.Empty(m={"b": "<a&b>", "a": "\u2028"})
+    assert value.to_json() == b'{"m":{"a":"\\u2028","b":"\\u003ca\\u0026b\\u003e"},"st":{},"t":null,"q":"0","ios":0}'
+
+
+def test_decode_null_means_zero_for_non_pointers(shapes):
+    decoded = shapes.Plain.from_json(b'{"s":null,"st":null,"p":null,"l":null,"t":null,"q":null}')
+    assert (decoded.s, decoded.st, decoded.p, decoded.l, decoded.t) == ("", shapes.Inner(), None, None, None)
+
+
+def test_decode_ignores_unknown_fields_and_is_case_sensitive(shapes):
+    decoded = shapes.Empty.from_json(b'{"S":"upper","s":"lower","unknown":1}')
+    assert decoded.s == "lower"
+
+
+@pytest.mark.parametrize(
+    "document, problem",
+    [
+        (b'{"i":"5"}', "Input should be a valid integer"),
+        (b'{"i":5.5}', "Input should be a valid integer"),
+        (b'{"s":5}', "Input should be a valid string"),
+        (b'{"raw":"not base64!"}', "illegal base64 data"),
+        (b'{"q":"1.2.3"}', "unable to parse quantity's suffix"),
+        (b'{"q":"Gi"}', "quantities must match the regular expression"),
+        (b'{"t":"yesterday"}', "not an RFC 3339 timestamp"),
+        (b'{"l":"a"}', "Input should be a valid array"),
+    ],
+)
+def test_decode_rejects_what_go_rejects(shapes, document, problem):
+    with pytest.raises(ValidationError, match=problem):
+        shapes.Empty.from_json(document)
+
+
+def test_int32_range_is_enforced(shapes):
+    with pytest.raises(ValidationError, match="less than or equal to 2147483647"):
+        shapes.Inner.from_json(b'{"n":2147483648}')
+
+
+def test_open_enum_accepts_unknown_values(shapes):
+    assert shapes.Mode.A == "A" and shapes.Mode.values() == ("A", "B")
+    assert shapes.Empty.from_json(b'{"mode":"FromTheFuture"}').mode == "FromTheFuture"
+
+
+def test_python_names_construct_and_json_names_decode(shapes):
+    assert shapes.Options(no_tag="x").no_tag == "x"
+    assert shapes.Options.from_dict({"NoTag": "y"}).no_tag == "y"
+
+
+def test_example_frobber_round_trips_byte_for_byte():
+    sys.path.insert(0, str(REPO))
+    from generated.example.v1 import Frobber
+
+    document = (
+        b'{"kind":"Frobber","apiVersion":"example.kgen.dev/v1","metadata":{"name":"f","namespace":"ns",'
+        b'"creationTimestamp":"2024-01-01T00:00:00Z","labels":{"a":"1","b":"2"}},"spec":{"description":"d",'
+        b'"params":["x"],"replicas":2,"mode":"Gentle","ports":[{"name":"http","port":80,"targetPort":"web"}],'
+        b'"resources":{"cpu":"100m","memory":"1536Mi"},"source":{"type":"Git","git":{"url":"https://x"}},'
+        b'"maxUnavailable":1,"interval":"1m30s","extraArgs":{"a":["1"]},"config":{"k":[1,{"n":null}]},'
+        b'"checksum":"aGk="},"status":{"conditions":[{"type":"Ready","status":"True",'
+        b'"lastTransitionTime":"2024-01-01T00:00:00Z","reason":"Ok","message":""}]}}'
+    )
+    assert Frobber.from_json(document).to_json() == document
+    assert Frobber().api_version == "example.kgen.dev/v1" and Frobber().kind == "Frobber"
+    assert Frobber.__kgen_group_version_kind__ == ("example.kgen.dev", "v1", "Frobber")
