@@ -130,15 +130,22 @@ def _emit(files, output: Path, scope: tuple[str, ...], verify_only: bool) -> Non
 @main.command()
 @_input_options
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False, path_type=Path), help="Write the JSON here instead of stdout.")
+@click.option("--schema", is_flag=True, help="Print the JSON Schema of the IR document instead.")
 @_guarded
-def ir(config_path, input_dir, module, import_map, tags, output_file) -> None:
+def ir(config_path, input_dir, module, import_map, tags, output_file, schema) -> None:
     """Print the resolved IR as versioned JSON (the format third-party generators read)."""
     from kgen import pipeline
+    from kgen.ir.model import IR_FORMAT, Universe
 
-    options = _options(config_path, input_dir, module, import_map, tags)
-    universe, diagnostics = pipeline.build(options)
-    pipeline.print_warnings(diagnostics)
-    text = json.dumps(universe.model_dump(mode="json"), indent=2, sort_keys=False) + "\n"
+    if schema:
+        document = Universe.model_json_schema()
+        document["$id"] = f"https://kgen.dev/schemas/{IR_FORMAT.rsplit('/', 1)[-1]}/universe.json"
+    else:
+        options = _options(config_path, input_dir, module, import_map, tags)
+        universe, diagnostics = pipeline.build(options)
+        pipeline.print_warnings(diagnostics)
+        document = universe.model_dump(mode="json")
+    text = json.dumps(document, indent=2, sort_keys=False) + "\n"
     if output_file:
         output_file.write_text(text, encoding="utf-8")
     else:

@@ -219,3 +219,12 @@ def test_console_script_exit_code_for_drift(project):
     result = subprocess.run([kgen, "generate", "--verify-only"], cwd=project, capture_output=True, text=True)
     assert result.returncode == 1
     assert "generated/widgets/v1/models.py" in result.stdout
+
+
+def test_ir_schema_describes_the_document(cli, project):
+    result = cli(["ir", "--schema"], project)
+    assert result.exit_code == 0
+    schema = json.loads(result.output)
+    assert schema["title"] == "Universe"
+    assert {"Package", "TypeDef", "Field", "TypeRef", "Marker"} <= set(schema["$defs"])
+    assert "python_name" in schema["$defs"]["Field"]["properties"]

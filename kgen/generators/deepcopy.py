@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 from kgen.generators.models import docstring, ordered_types
 from kgen.generators.options import GeneratorOptions
-from kgen.generators.python import ModuleContext, nullable, underlying
+from kgen.generators.python import ModuleContext, nullable, py_string, underlying
 from kgen.ir.model import Package, TypeDef, TypeRef, Universe
 from kgen.render import GeneratedFile, render_python
+from kgen.runtime.model import SNIPPETS
 
 NAME = "deepcopy"
 
@@ -23,10 +24,9 @@ NAME = "deepcopy"
 @dataclass(frozen=True)
 class CopyView:
     name: str
-    class_ref: str
     doc: str
-    values: list[tuple[str, str]]  # (python attribute, expression)
-    prelude: list[str]
+    statements: list[str]
+    """Statements that replace the mutable values in `values` (a copy of the source's)."""
 
 
 def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:
@@ -41,7 +41,7 @@ def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFil
 
 def _file(universe: Universe, package: Package, structs: list[TypeDef]) -> GeneratedFile:
     context = ModuleContext(universe, package, NAME)
-    for name in ("construct", "values", "fields_set", "register_deep_copy"):
+    for name in ("construct", "register_deep_copy"):
         context.runtime(name)
     copies = [_copy_view(context, t) for t in structs]
     sources = tuple(f"{package.import_path}/{f.rsplit('/', 1)[-1]}".lstrip("/") for f in package.files)
@@ -54,29 +54,28 @@ def _file(universe: Universe, package: Package, structs: list[TypeDef]) -> Gener
         package=package,
         imports=context.import_lines(),
         copies=copies,
+        copy_values=SNIPPETS["copy_values"].format(obj="src"),
+        copy_fields_set=SNIPPETS["copy_fields_set"].format(obj="src"),
         docstring=docstring,
     )
 
 
 def _copy_view(context: ModuleContext, typedef: TypeDef) -> CopyView:
-    values: list[tuple[str, str]] = []
+    statements: list[str] = []
     for field in typedef.fields:
-        source = f"values[{field.python_name!r}]"
         expression = _copy(context, field.type, "value", 0)
         if expression == "value":
-            expression = source
-        elif expression.startswith(_GUARD):
-            expression = f"None if (value := {source}) is None else " + expression[len(_GUARD) :]
+            continue  # immutable: the copied dict already shares it
+        key = py_string(field.python_name)
+        if expression.startswith(_GUARD):
+            statements.append(f"if (value := values[{key}]) is not None:")
+            statements.append(f"    values[{key}] = {expression[len(_GUARD):]}")
         else:
-            assert expression.count("value") == 1, expression
-            expression = expression.replace("value", source)
-        values.append((field.python_name, expression))
+            statements.append(f"values[{key}] = {expression.replace('value', f'values[{key}]', 1)}")
     return CopyView(
         name=typedef.python_name,
-        class_ref=typedef.python_name,
         doc=f"A deep copy of a {typedef.name}: shares no mutable value with `src`.",
-        values=values,
-        prelude=[],
+        statements=statements,
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kgen.generators.options import GeneratorOptions
-from kgen.generators.python import ModuleContext, nullable, underlying, zero_value
+from kgen.generators.python import ModuleContext, nullable, py_string, underlying, zero_value
 from kgen.ir.model import Field, Package, TypeDef, TypeRef, Universe
 from kgen.render import GeneratedFile, render_python
 
@@ -135,17 +135,13 @@ _INTS = ("int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "u
 
 def _enum(context: ModuleContext, typedef: TypeDef, base: TypeRef) -> EnumView:
     is_string = base.basic == "string"
-    values = [(v.python_name, repr(v.value) if not is_string else _string_literal(str(v.value)), v.doc) for v in typedef.enum_values]
+    values = [(v.python_name, repr(v.value) if not is_string else py_string(str(v.value)), v.doc) for v in typedef.enum_values]
     return EnumView(
         name=typedef.python_name,
         base=context.runtime("StringEnum" if is_string else "IntEnum"),
         doc=typedef.doc or f"{typedef.name} values known to this client; any other value is accepted.",
         values=values,
     )
-
-
-def _string_literal(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def _class(context: ModuleContext, package: Package, typedef: TypeDef) -> ClassView:
@@ -162,7 +158,7 @@ def _class(context: ModuleContext, package: Package, typedef: TypeDef) -> ClassV
             annotation += " | None"
         default, factory = zero_value(context, field.type)
         if gvk and field.go_path[:1] == ("TypeMeta",) and field.json_name in ("apiVersion", "kind"):
-            default = _string_literal(api_version if field.json_name == "apiVersion" else typedef.name)
+            default = py_string(api_version if field.json_name == "apiVersion" else typedef.name)
         if field.json_string:
             validator = context.runtime("unquote_string_option")
             annotation = f"_Annotated[{annotation}, _BeforeValidator({validator})]"
@@ -191,13 +187,13 @@ def _class(context: ModuleContext, package: Package, typedef: TypeDef) -> ClassV
 def _to_dict_lines(context: ModuleContext, typedef: TypeDef) -> list[str]:
     lines = ["values = self.__dict__", "out: dict[str, _Any] = {}"]
     for field in typedef.fields:
-        lines.append(f"value = values[{field.python_name!r}]")
+        lines.append(f"value = values[{py_string(field.python_name)}]")
         condition = _emit_condition(context, field)
         # The emptiness tests all exclude None, so the value needs no second nil check.
         expression = _nullable_json(context, field.type, "value", 0, pointer=False, known_set=bool(condition))
         if field.json_string:
             expression = _string_option(context, field, expression)
-        assignment = f"out[{field.json_name!r}] = {expression}"
+        assignment = f"out[{py_string(field.json_name)}] = {expression}"
         if condition:
             lines.append(f"if {condition}:")
             lines.append("    " + assignment)

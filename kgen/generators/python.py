@@ -7,6 +7,7 @@ imports come out sorted.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from kgen.ir.model import Package, TypeDef, TypeRef, Universe
@@ -30,6 +31,11 @@ BASIC_ANNOTATIONS = {
     "bytes": "_GoBytes",
 }
 BASIC_ZERO = {"string": '""', "bool": "False", "float32": "0.0", "float64": "0.0", "bytes": "None"}
+
+
+def py_string(text: str) -> str:
+    """A double-quoted Python string literal, as black writes it."""
+    return json.dumps(text, ensure_ascii=False)
 
 
 def module_parts(package: Package) -> list[str]:

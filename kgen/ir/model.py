@@ -18,7 +18,7 @@ IR_FORMAT = "kgen.dev/ir/v1alpha1"
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
 
 class TypeRef(_Frozen):

@@ -167,13 +167,20 @@ class IntEnum(int):
 
 # -- the backend interface for generated code other than the models ----------------
 
+#: Source snippets that generators inline in hot code (deep copies) instead of calling
+#: `values`/`fields_set`; a second backend supplies its own. `{obj}` is the object.
+SNIPPETS = {
+    "copy_values": "{obj}.__dict__.copy()",
+    "copy_fields_set": "{obj}.__pydantic_fields_set__.copy()",
+}
+
 _new = object.__new__
 _set = object.__setattr__
 
 
-def construct(cls: type[Model], field_values: dict[str, Any], present: set[str]) -> Any:
+def construct(cls: type[Model], field_values: dict[str, Any], present: set[str], _new=_new, _set=_set) -> Any:
     """Build an instance from already-valid values without validation."""
-    obj = _new(cls)
+    obj = _new(cls)  # the builtins are bound as defaults: this runs once per copied object
     _set(obj, "__dict__", field_values)
     _set(obj, "__pydantic_fields_set__", present)
     _set(obj, "__pydantic_extra__", None)

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from kgen.runtime.apimachinery.meta.v1 import deepcopy as _meta_v1_deepcopy
 from kgen.runtime.model import construct as _construct
-from kgen.runtime.model import fields_set as _fields_set
 from kgen.runtime.model import register_deep_copy as _register_deep_copy
-from kgen.runtime.model import values as _values
 from .models import (
     FrobberClass,
     FrobberClassList,
@@ -28,215 +26,104 @@ from .models import (
 
 def deep_copy_FrobberClass(src: FrobberClass) -> FrobberClass:
     """A deep copy of a FrobberClass: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        FrobberClass,
-        {
-            "kind": values["kind"],
-            "api_version": values["api_version"],
-            "metadata": _meta_v1_deepcopy.deep_copy_ObjectMeta(values["metadata"]),
-            "controller": values["controller"],
-            "parameters": (
-                None if (value := values["parameters"]) is None else value.copy()
-            ),
-            "quota": values["quota"],
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    values["metadata"] = _meta_v1_deepcopy.deep_copy_ObjectMeta(values["metadata"])
+    if (value := values["parameters"]) is not None:
+        values["parameters"] = value.copy()
+    return _construct(FrobberClass, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_FrobberClassList(src: FrobberClassList) -> FrobberClassList:
     """A deep copy of a FrobberClassList: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        FrobberClassList,
-        {
-            "kind": values["kind"],
-            "api_version": values["api_version"],
-            "metadata": _meta_v1_deepcopy.deep_copy_ListMeta(values["metadata"]),
-            "items": (
-                None
-                if (value := values["items"]) is None
-                else [deep_copy_FrobberClass(item0) for item0 in value]
-            ),
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    values["metadata"] = _meta_v1_deepcopy.deep_copy_ListMeta(values["metadata"])
+    if (value := values["items"]) is not None:
+        values["items"] = [deep_copy_FrobberClass(item0) for item0 in value]
+    return _construct(FrobberClassList, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_FrobberSource(src: FrobberSource) -> FrobberSource:
     """A deep copy of a FrobberSource: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        FrobberSource,
-        {
-            "type": values["type"],
-            "git": (
-                None if (value := values["git"]) is None else deep_copy_GitSource(value)
-            ),
-            "inline": (
-                None
-                if (value := values["inline"]) is None
-                else deep_copy_InlineSource(value)
-            ),
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    if (value := values["git"]) is not None:
+        values["git"] = deep_copy_GitSource(value)
+    if (value := values["inline"]) is not None:
+        values["inline"] = deep_copy_InlineSource(value)
+    return _construct(FrobberSource, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_FrobberSpec(src: FrobberSpec) -> FrobberSpec:
     """A deep copy of a FrobberSpec: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        FrobberSpec,
-        {
-            "description": values["description"],
-            "priority": values["priority"],
-            "params": None if (value := values["params"]) is None else value.copy(),
-            "height_in_inches": values["height_in_inches"],
-            "width": values["width"],
-            "replicas": values["replicas"],
-            "mode": values["mode"],
-            "turbo": values["turbo"],
-            "ports": (
-                None
-                if (value := values["ports"]) is None
-                else [deep_copy_FrobberPort(item0) for item0 in value]
-            ),
-            "resources": (
-                None if (value := values["resources"]) is None else value.copy()
-            ),
-            "selector": (
-                None
-                if (value := values["selector"]) is None
-                else _meta_v1_deepcopy.deep_copy_LabelSelector(value)
-            ),
-            "source": deep_copy_FrobberSource(values["source"]),
-            "max_unavailable": values["max_unavailable"],
-            "interval": values["interval"],
-            "extra_args": (
-                None
-                if (value := values["extra_args"]) is None
-                else {
-                    key0: None if item0 is None else item0.copy()
-                    for key0, item0 in value.items()
-                }
-            ),
-            "config": (
-                None if (value := values["config"]) is None else value.deep_copy()
-            ),
-            "checksum": values["checksum"],
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    if (value := values["params"]) is not None:
+        values["params"] = value.copy()
+    if (value := values["ports"]) is not None:
+        values["ports"] = [deep_copy_FrobberPort(item0) for item0 in value]
+    if (value := values["resources"]) is not None:
+        values["resources"] = value.copy()
+    if (value := values["selector"]) is not None:
+        values["selector"] = _meta_v1_deepcopy.deep_copy_LabelSelector(value)
+    values["source"] = deep_copy_FrobberSource(values["source"])
+    if (value := values["extra_args"]) is not None:
+        values["extra_args"] = {
+            key0: None if item0 is None else item0.copy()
+            for key0, item0 in value.items()
+        }
+    if (value := values["config"]) is not None:
+        values["config"] = value.deep_copy()
+    return _construct(FrobberSpec, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_FrobberStatus(src: FrobberStatus) -> FrobberStatus:
     """A deep copy of a FrobberStatus: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        FrobberStatus,
-        {
-            "observed_generation": values["observed_generation"],
-            "phase": values["phase"],
-            "conditions": (
-                None
-                if (value := values["conditions"]) is None
-                else [_meta_v1_deepcopy.deep_copy_Condition(item0) for item0 in value]
-            ),
-            "last_frobbed": values["last_frobbed"],
-            "ready_replicas": values["ready_replicas"],
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    if (value := values["conditions"]) is not None:
+        values["conditions"] = [
+            _meta_v1_deepcopy.deep_copy_Condition(item0) for item0 in value
+        ]
+    return _construct(FrobberStatus, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_Frobber(src: Frobber) -> Frobber:
     """A deep copy of a Frobber: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        Frobber,
-        {
-            "kind": values["kind"],
-            "api_version": values["api_version"],
-            "metadata": _meta_v1_deepcopy.deep_copy_ObjectMeta(values["metadata"]),
-            "spec": deep_copy_FrobberSpec(values["spec"]),
-            "status": deep_copy_FrobberStatus(values["status"]),
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    values["metadata"] = _meta_v1_deepcopy.deep_copy_ObjectMeta(values["metadata"])
+    values["spec"] = deep_copy_FrobberSpec(values["spec"])
+    values["status"] = deep_copy_FrobberStatus(values["status"])
+    return _construct(Frobber, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_FrobberCommon(src: FrobberCommon) -> FrobberCommon:
     """A deep copy of a FrobberCommon: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        FrobberCommon,
-        {
-            "description": values["description"],
-            "priority": values["priority"],
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    return _construct(FrobberCommon, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_FrobberPort(src: FrobberPort) -> FrobberPort:
     """A deep copy of a FrobberPort: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        FrobberPort,
-        {
-            "name": values["name"],
-            "port": values["port"],
-            "protocol": values["protocol"],
-            "target_port": values["target_port"],
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    return _construct(FrobberPort, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_GitSource(src: GitSource) -> GitSource:
     """A deep copy of a GitSource: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        GitSource,
-        {
-            "url": values["url"],
-            "revision": values["revision"],
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    return _construct(GitSource, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_InlineSource(src: InlineSource) -> InlineSource:
     """A deep copy of a InlineSource: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        InlineSource,
-        {
-            "instructions": values["instructions"],
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    return _construct(InlineSource, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_FrobberList(src: FrobberList) -> FrobberList:
     """A deep copy of a FrobberList: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        FrobberList,
-        {
-            "kind": values["kind"],
-            "api_version": values["api_version"],
-            "metadata": _meta_v1_deepcopy.deep_copy_ListMeta(values["metadata"]),
-            "items": (
-                None
-                if (value := values["items"]) is None
-                else [deep_copy_Frobber(item0) for item0 in value]
-            ),
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    values["metadata"] = _meta_v1_deepcopy.deep_copy_ListMeta(values["metadata"])
+    if (value := values["items"]) is not None:
+        values["items"] = [deep_copy_Frobber(item0) for item0 in value]
+    return _construct(FrobberList, values, src.__pydantic_fields_set__.copy())
 
 
 _register_deep_copy(FrobberClass, deep_copy_FrobberClass)

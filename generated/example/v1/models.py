@@ -52,11 +52,7 @@ __all__ = [
 class FrobberClass(_Model):
     """FrobberClass is a cluster-wide class of Frobbers, set up by an administrator."""
 
-    __kgen_group_version_kind__: _ClassVar[tuple[str, str, str]] = (
-        "example.kgen.dev",
-        "v1",
-        "FrobberClass",
-    )
+    __kgen_group_version_kind__ = ("example.kgen.dev", "v1", "FrobberClass")
     kind: str = "FrobberClass"
     """Kind is a string value representing the REST resource this object represents.
     Servers may infer this from the endpoint the client submits requests to.
@@ -102,11 +98,7 @@ class FrobberClass(_Model):
 class FrobberClassList(_Model):
     """FrobberClassList is a list of FrobberClasses."""
 
-    __kgen_group_version_kind__: _ClassVar[tuple[str, str, str]] = (
-        "example.kgen.dev",
-        "v1",
-        "FrobberClassList",
-    )
+    __kgen_group_version_kind__ = ("example.kgen.dev", "v1", "FrobberClassList")
     kind: str = "FrobberClassList"
     """Kind is a string value representing the REST resource this object represents.
     Servers may infer this from the endpoint the client submits requests to.
@@ -367,11 +359,7 @@ class Frobber(_Model):
     A Frobber runs a number of workers (spec.replicas), each of which reserves
     spec.resources and listens on spec.ports."""
 
-    __kgen_group_version_kind__: _ClassVar[tuple[str, str, str]] = (
-        "example.kgen.dev",
-        "v1",
-        "Frobber",
-    )
+    __kgen_group_version_kind__ = ("example.kgen.dev", "v1", "Frobber")
     kind: str = "Frobber"
     """Kind is a string value representing the REST resource this object represents.
     Servers may infer this from the endpoint the client submits requests to.
@@ -513,11 +501,7 @@ class InlineSource(_Model):
 class FrobberList(_Model):
     """FrobberList is a list of Frobbers."""
 
-    __kgen_group_version_kind__: _ClassVar[tuple[str, str, str]] = (
-        "example.kgen.dev",
-        "v1",
-        "FrobberList",
-    )
+    __kgen_group_version_kind__ = ("example.kgen.dev", "v1", "FrobberList")
     kind: str = "FrobberList"
     """Kind is a string value representing the REST resource this object represents.
     Servers may infer this from the endpoint the client submits requests to.

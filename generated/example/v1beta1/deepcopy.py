@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from kgen.runtime.apimachinery.meta.v1 import deepcopy as _meta_v1_deepcopy
 from kgen.runtime.model import construct as _construct
-from kgen.runtime.model import fields_set as _fields_set
 from kgen.runtime.model import register_deep_copy as _register_deep_copy
-from kgen.runtime.model import values as _values
 from .models import (
     FrobberSpec,
     FrobberStatus,
@@ -22,115 +20,56 @@ from .models import (
 
 def deep_copy_FrobberSpec(src: FrobberSpec) -> FrobberSpec:
     """A deep copy of a FrobberSpec: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        FrobberSpec,
-        {
-            "description": values["description"],
-            "priority": values["priority"],
-            "param": values["param"],
-            "params": None if (value := values["params"]) is None else value.copy(),
-            "height": values["height"],
-            "replicas": values["replicas"],
-            "mode": values["mode"],
-            "turbo": values["turbo"],
-            "ports": (
-                None
-                if (value := values["ports"]) is None
-                else [deep_copy_FrobberPort(item0) for item0 in value]
-            ),
-            "resources": (
-                None if (value := values["resources"]) is None else value.copy()
-            ),
-            "selector": (
-                None
-                if (value := values["selector"]) is None
-                else _meta_v1_deepcopy.deep_copy_LabelSelector(value)
-            ),
-            "max_unavailable": values["max_unavailable"],
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    if (value := values["params"]) is not None:
+        values["params"] = value.copy()
+    if (value := values["ports"]) is not None:
+        values["ports"] = [deep_copy_FrobberPort(item0) for item0 in value]
+    if (value := values["resources"]) is not None:
+        values["resources"] = value.copy()
+    if (value := values["selector"]) is not None:
+        values["selector"] = _meta_v1_deepcopy.deep_copy_LabelSelector(value)
+    return _construct(FrobberSpec, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_FrobberStatus(src: FrobberStatus) -> FrobberStatus:
     """A deep copy of a FrobberStatus: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        FrobberStatus,
-        {
-            "observed_generation": values["observed_generation"],
-            "phase": values["phase"],
-            "conditions": (
-                None
-                if (value := values["conditions"]) is None
-                else [_meta_v1_deepcopy.deep_copy_Condition(item0) for item0 in value]
-            ),
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    if (value := values["conditions"]) is not None:
+        values["conditions"] = [
+            _meta_v1_deepcopy.deep_copy_Condition(item0) for item0 in value
+        ]
+    return _construct(FrobberStatus, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_Frobber(src: Frobber) -> Frobber:
     """A deep copy of a Frobber: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        Frobber,
-        {
-            "kind": values["kind"],
-            "api_version": values["api_version"],
-            "metadata": _meta_v1_deepcopy.deep_copy_ObjectMeta(values["metadata"]),
-            "spec": deep_copy_FrobberSpec(values["spec"]),
-            "status": deep_copy_FrobberStatus(values["status"]),
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    values["metadata"] = _meta_v1_deepcopy.deep_copy_ObjectMeta(values["metadata"])
+    values["spec"] = deep_copy_FrobberSpec(values["spec"])
+    values["status"] = deep_copy_FrobberStatus(values["status"])
+    return _construct(Frobber, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_FrobberCommon(src: FrobberCommon) -> FrobberCommon:
     """A deep copy of a FrobberCommon: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        FrobberCommon,
-        {
-            "description": values["description"],
-            "priority": values["priority"],
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    return _construct(FrobberCommon, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_FrobberPort(src: FrobberPort) -> FrobberPort:
     """A deep copy of a FrobberPort: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        FrobberPort,
-        {
-            "name": values["name"],
-            "port": values["port"],
-            "protocol": values["protocol"],
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    return _construct(FrobberPort, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_FrobberList(src: FrobberList) -> FrobberList:
     """A deep copy of a FrobberList: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        FrobberList,
-        {
-            "kind": values["kind"],
-            "api_version": values["api_version"],
-            "metadata": _meta_v1_deepcopy.deep_copy_ListMeta(values["metadata"]),
-            "items": (
-                None
-                if (value := values["items"]) is None
-                else [deep_copy_Frobber(item0) for item0 in value]
-            ),
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    values["metadata"] = _meta_v1_deepcopy.deep_copy_ListMeta(values["metadata"])
+    if (value := values["items"]) is not None:
+        values["items"] = [deep_copy_Frobber(item0) for item0 in value]
+    return _construct(FrobberList, values, src.__pydantic_fields_set__.copy())
 
 
 _register_deep_copy(FrobberSpec, deep_copy_FrobberSpec)

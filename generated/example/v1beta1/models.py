@@ -150,11 +150,7 @@ class FrobberStatus(_Model):
 class Frobber(_Model):
     """Frobber frobnicates widgets at a configurable intensity."""
 
-    __kgen_group_version_kind__: _ClassVar[tuple[str, str, str]] = (
-        "example.kgen.dev",
-        "v1beta1",
-        "Frobber",
-    )
+    __kgen_group_version_kind__ = ("example.kgen.dev", "v1beta1", "Frobber")
     kind: str = "Frobber"
     """Kind is a string value representing the REST resource this object represents.
     Servers may infer this from the endpoint the client submits requests to.
@@ -240,11 +236,7 @@ class FrobberPort(_Model):
 class FrobberList(_Model):
     """FrobberList is a list of Frobbers."""
 
-    __kgen_group_version_kind__: _ClassVar[tuple[str, str, str]] = (
-        "example.kgen.dev",
-        "v1beta1",
-        "FrobberList",
-    )
+    __kgen_group_version_kind__ = ("example.kgen.dev", "v1beta1", "FrobberList")
     kind: str = "FrobberList"
     """Kind is a string value representing the REST resource this object represents.
     Servers may infer this from the endpoint the client submits requests to.

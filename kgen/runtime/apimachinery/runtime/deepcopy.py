@@ -5,9 +5,7 @@
 from __future__ import annotations
 
 from kgen.runtime.model import construct as _construct
-from kgen.runtime.model import fields_set as _fields_set
 from kgen.runtime.model import register_deep_copy as _register_deep_copy
-from kgen.runtime.model import values as _values
 from .models import (
     Unknown,
     TypeMeta,
@@ -16,31 +14,14 @@ from .models import (
 
 def deep_copy_Unknown(src: Unknown) -> Unknown:
     """A deep copy of a Unknown: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        Unknown,
-        {
-            "api_version": values["api_version"],
-            "kind": values["kind"],
-            "raw": values["raw"],
-            "content_encoding": values["content_encoding"],
-            "content_type": values["content_type"],
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    return _construct(Unknown, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_TypeMeta(src: TypeMeta) -> TypeMeta:
     """A deep copy of a TypeMeta: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        TypeMeta,
-        {
-            "api_version": values["api_version"],
-            "kind": values["kind"],
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    return _construct(TypeMeta, values, src.__pydantic_fields_set__.copy())
 
 
 _register_deep_copy(Unknown, deep_copy_Unknown)

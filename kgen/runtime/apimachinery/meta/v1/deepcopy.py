@@ -7,9 +7,7 @@
 from __future__ import annotations
 
 from kgen.runtime.model import construct as _construct
-from kgen.runtime.model import fields_set as _fields_set
 from kgen.runtime.model import register_deep_copy as _register_deep_copy
-from kgen.runtime.model import values as _values
 from .models import (
     TypeMeta,
     ListMeta,
@@ -27,215 +25,101 @@ from .models import (
 
 def deep_copy_TypeMeta(src: TypeMeta) -> TypeMeta:
     """A deep copy of a TypeMeta: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        TypeMeta,
-        {
-            "kind": values["kind"],
-            "api_version": values["api_version"],
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    return _construct(TypeMeta, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_ListMeta(src: ListMeta) -> ListMeta:
     """A deep copy of a ListMeta: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        ListMeta,
-        {
-            "self_link": values["self_link"],
-            "resource_version": values["resource_version"],
-            "continue_": values["continue_"],
-            "remaining_item_count": values["remaining_item_count"],
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    return _construct(ListMeta, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_ObjectMeta(src: ObjectMeta) -> ObjectMeta:
     """A deep copy of a ObjectMeta: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        ObjectMeta,
-        {
-            "name": values["name"],
-            "generate_name": values["generate_name"],
-            "namespace": values["namespace"],
-            "self_link": values["self_link"],
-            "uid": values["uid"],
-            "resource_version": values["resource_version"],
-            "generation": values["generation"],
-            "creation_timestamp": values["creation_timestamp"],
-            "deletion_timestamp": values["deletion_timestamp"],
-            "deletion_grace_period_seconds": values["deletion_grace_period_seconds"],
-            "labels": None if (value := values["labels"]) is None else value.copy(),
-            "annotations": (
-                None if (value := values["annotations"]) is None else value.copy()
-            ),
-            "owner_references": (
-                None
-                if (value := values["owner_references"]) is None
-                else [deep_copy_OwnerReference(item0) for item0 in value]
-            ),
-            "finalizers": (
-                None if (value := values["finalizers"]) is None else value.copy()
-            ),
-            "managed_fields": (
-                None
-                if (value := values["managed_fields"]) is None
-                else [deep_copy_ManagedFieldsEntry(item0) for item0 in value]
-            ),
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    if (value := values["labels"]) is not None:
+        values["labels"] = value.copy()
+    if (value := values["annotations"]) is not None:
+        values["annotations"] = value.copy()
+    if (value := values["owner_references"]) is not None:
+        values["owner_references"] = [
+            deep_copy_OwnerReference(item0) for item0 in value
+        ]
+    if (value := values["finalizers"]) is not None:
+        values["finalizers"] = value.copy()
+    if (value := values["managed_fields"]) is not None:
+        values["managed_fields"] = [
+            deep_copy_ManagedFieldsEntry(item0) for item0 in value
+        ]
+    return _construct(ObjectMeta, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_OwnerReference(src: OwnerReference) -> OwnerReference:
     """A deep copy of a OwnerReference: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        OwnerReference,
-        {
-            "api_version": values["api_version"],
-            "kind": values["kind"],
-            "name": values["name"],
-            "uid": values["uid"],
-            "controller": values["controller"],
-            "block_owner_deletion": values["block_owner_deletion"],
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    return _construct(OwnerReference, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_ManagedFieldsEntry(src: ManagedFieldsEntry) -> ManagedFieldsEntry:
     """A deep copy of a ManagedFieldsEntry: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        ManagedFieldsEntry,
-        {
-            "manager": values["manager"],
-            "operation": values["operation"],
-            "api_version": values["api_version"],
-            "time": values["time"],
-            "fields_type": values["fields_type"],
-            "fields_v_1": (
-                None if (value := values["fields_v_1"]) is None else value.deep_copy()
-            ),
-            "subresource": values["subresource"],
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    if (value := values["fields_v_1"]) is not None:
+        values["fields_v_1"] = value.deep_copy()
+    return _construct(ManagedFieldsEntry, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_LabelSelector(src: LabelSelector) -> LabelSelector:
     """A deep copy of a LabelSelector: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        LabelSelector,
-        {
-            "match_labels": (
-                None if (value := values["match_labels"]) is None else value.copy()
-            ),
-            "match_expressions": (
-                None
-                if (value := values["match_expressions"]) is None
-                else [deep_copy_LabelSelectorRequirement(item0) for item0 in value]
-            ),
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    if (value := values["match_labels"]) is not None:
+        values["match_labels"] = value.copy()
+    if (value := values["match_expressions"]) is not None:
+        values["match_expressions"] = [
+            deep_copy_LabelSelectorRequirement(item0) for item0 in value
+        ]
+    return _construct(LabelSelector, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_LabelSelectorRequirement(
     src: LabelSelectorRequirement,
 ) -> LabelSelectorRequirement:
     """A deep copy of a LabelSelectorRequirement: shares no mutable value with `src`."""
-    values = _values(src)
+    values = src.__dict__.copy()
+    if (value := values["values"]) is not None:
+        values["values"] = value.copy()
     return _construct(
-        LabelSelectorRequirement,
-        {
-            "key": values["key"],
-            "operator": values["operator"],
-            "values": None if (value := values["values"]) is None else value.copy(),
-        },
-        set(_fields_set(src)),
+        LabelSelectorRequirement, values, src.__pydantic_fields_set__.copy()
     )
 
 
 def deep_copy_Condition(src: Condition) -> Condition:
     """A deep copy of a Condition: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        Condition,
-        {
-            "type": values["type"],
-            "status": values["status"],
-            "observed_generation": values["observed_generation"],
-            "last_transition_time": values["last_transition_time"],
-            "reason": values["reason"],
-            "message": values["message"],
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    return _construct(Condition, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_Status(src: Status) -> Status:
     """A deep copy of a Status: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        Status,
-        {
-            "kind": values["kind"],
-            "api_version": values["api_version"],
-            "metadata": deep_copy_ListMeta(values["metadata"]),
-            "status": values["status"],
-            "message": values["message"],
-            "reason": values["reason"],
-            "details": (
-                None
-                if (value := values["details"]) is None
-                else deep_copy_StatusDetails(value)
-            ),
-            "code": values["code"],
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    values["metadata"] = deep_copy_ListMeta(values["metadata"])
+    if (value := values["details"]) is not None:
+        values["details"] = deep_copy_StatusDetails(value)
+    return _construct(Status, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_StatusDetails(src: StatusDetails) -> StatusDetails:
     """A deep copy of a StatusDetails: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        StatusDetails,
-        {
-            "name": values["name"],
-            "group": values["group"],
-            "kind": values["kind"],
-            "uid": values["uid"],
-            "causes": (
-                None
-                if (value := values["causes"]) is None
-                else [deep_copy_StatusCause(item0) for item0 in value]
-            ),
-            "retry_after_seconds": values["retry_after_seconds"],
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    if (value := values["causes"]) is not None:
+        values["causes"] = [deep_copy_StatusCause(item0) for item0 in value]
+    return _construct(StatusDetails, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_StatusCause(src: StatusCause) -> StatusCause:
     """A deep copy of a StatusCause: shares no mutable value with `src`."""
-    values = _values(src)
-    return _construct(
-        StatusCause,
-        {
-            "reason": values["reason"],
-            "message": values["message"],
-            "field": values["field"],
-        },
-        set(_fields_set(src)),
-    )
+    values = src.__dict__.copy()
+    return _construct(StatusCause, values, src.__pydantic_fields_set__.copy())
 
 
 _register_deep_copy(TypeMeta, deep_copy_TypeMeta)

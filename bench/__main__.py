@@ -1,0 +1,25 @@
+"""`python -m bench [runtime|generation]`: print benchmark reports (ratios against alternatives)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def main(argv: list[str]) -> None:
+    sys.path.insert(0, str(REPO))
+    which = argv or ["runtime", "generation"]
+    if "runtime" in which:
+        from bench import runtime
+
+        print("\n".join(runtime.run()), flush=True)
+    if "generation" in which:
+        from bench import generation
+
+        print("\n".join(generation.run(REPO / "bench" / ".work" / "synthetic")), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,129 @@
+"""Generated deep copies and JSON against what a pydantic user would otherwise call.
+
+Objects: the largest object of the example API (a fully populated v1 Frobber) and a
+FrobberList of 500 of them. Times are the best of several repeats, per operation.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import timeit
+
+from kgen.runtime.intstr import IntOrString
+from kgen.runtime.quantity import Quantity
+from kgen.runtime.rawjson import RawExtension
+from kgen.runtime.timeutil import Time
+
+
+def largest_frobber(index: int = 0):
+    """A v1 Frobber with every field set and realistic list and map sizes."""
+    from generated.example.v1 import models as v1
+    from kgen.runtime.apimachinery.meta.v1 import models as meta
+
+    stamp = Time.from_datetime(Time(2024, 5, 1, 12, 0, 0))
+    return v1.Frobber(
+        metadata=meta.ObjectMeta(
+            name=f"frobber-{index}",
+            namespace="production",
+            uid=f"6f1c0c1e-0000-4000-8000-{index:012d}",
+            resource_version=str(100000 + index),
+            generation=7,
+            creation_timestamp=stamp,
+            labels={f"app.example.com/label-{i}": f"value-{i}" for i in range(12)},
+            annotations={f"note.example.com/{i}": "x" * 40 for i in range(8)},
+            owner_references=[
+                meta.OwnerReference(api_version="apps/v1", kind="Deployment", name=f"owner-{i}", uid=f"uid-{i}", controller=i == 0)
+                for i in range(2)
+            ],
+            finalizers=["example.kgen.dev/cleanup", "example.kgen.dev/audit"],
+            managed_fields=[
+                meta.ManagedFieldsEntry(
+                    manager=f"manager-{i}", operation="Apply", api_version="example.kgen.dev/v1", time=stamp,
+                    fields_type="FieldsV1", fields_v1={"f:spec": {"f:replicas": {}, "f:ports": {"k:{\"name\":\"p0\"}": {}}}},
+                )  # fmt: skip
+                for i in range(3)
+            ],
+        ),
+        spec=v1.FrobberSpec(
+            description="A frobber with every field set.",
+            priority=10,
+            params=[f"--param-{i}=value" for i in range(16)],
+            height_in_inches=70,
+            width=30,
+            replicas=5,
+            mode=v1.FrobberMode.VIGOROUS,
+            turbo=True,
+            ports=[
+                v1.FrobberPort(name=f"p{i}", port=8000 + i, protocol="TCP", target_port=IntOrString(f"web-{i}"))
+                for i in range(24)
+            ],
+            resources={"cpu": Quantity("1500m"), "memory": Quantity("2Gi"), "example.com/widgets": Quantity("10")},
+            selector=meta.LabelSelector(
+                match_labels={"app": "frobber", "tier": "backend"},
+                match_expressions=[
+                    meta.LabelSelectorRequirement(key=f"k{i}", operator="In", values=["a", "b", "c"]) for i in range(4)
+                ],
+            ),
+            source=v1.FrobberSource(type="Git", git=v1.GitSource(url="https://example.com/repo.git", revision="main")),
+            max_unavailable=IntOrString("25%"),
+            interval="1m30s",
+            extra_args={f"kind-{i}": [f"--flag-{j}" for j in range(4)] for i in range(6)},
+            config=RawExtension({"nested": {"list": list(range(10)), "map": {"a": 1, "b": [True, None]}}}),
+            checksum=b"\x00\x01" * 16,
+        ),
+        status=v1.FrobberStatus(
+            observed_generation=7,
+            phase="Running",
+            conditions=[
+                meta.Condition(type=f"Condition{i}", status="True", last_transition_time=stamp, reason="AllGood", message="m" * 60)
+                for i in range(6)
+            ],
+            last_frobbed=stamp,
+            ready_replicas=5,
+        ),
+    )
+
+
+def _best(statement, number: int) -> float:
+    return min(timeit.repeat(statement, number=number, repeat=5)) / number
+
+
+def _row(name: str, ours: float, theirs: dict[str, float]) -> list[str]:
+    return [
+        f"{name:<42} kgen {ours * 1e6:>10.1f} us   "
+        + "   ".join(f"{label} {value * 1e6:>10.1f} us ({value / ours:>5.1f}x)" for label, value in theirs.items())
+    ]
+
+
+def run() -> list[str]:
+    """Run the runtime benchmarks; return report lines."""
+    from generated.example.v1 import models as v1
+
+    one = largest_frobber()
+    many = v1.FrobberList(items=[largest_frobber(i) for i in range(500)])
+    lines = ["Runtime: generated code vs the generic routes (ratio = their time / kgen time; higher is better)"]
+    for label, obj, number in (("largest Frobber", one, 200), ("FrobberList of 500", many, 2)):
+        data = obj.to_json()
+        assert obj.deep_copy() == obj and copy.deepcopy(obj) == obj
+        assert type(obj).from_json(data).to_json() == data
+        lines += _row(
+            f"deep copy, {label}",
+            _best(obj.deep_copy, number),
+            {"copy.deepcopy": _best(lambda: copy.deepcopy(obj), max(1, number // 10)),
+             "model_copy(deep=True)": _best(lambda: obj.model_copy(deep=True), max(1, number // 10))},
+        )  # fmt: skip
+        cls = type(obj)
+        lines += _row(
+            f"JSON decode, {label}",
+            _best(lambda: cls.from_json(data), number),
+            {"model_validate(json.loads)": _best(lambda: cls.model_validate(json.loads(data)), number),
+             "model_validate_json": _best(lambda: cls.model_validate_json(data), number)},
+        )  # fmt: skip
+        lines += _row(
+            f"JSON encode, {label}",
+            _best(obj.to_json, number),
+            {"model_dump_json(by_alias)": _best(lambda: obj.model_dump_json(by_alias=True), number)},
+        )
+        lines.append(f"{'':<42} ({len(data):,} bytes of JSON)")
+    return lines
