@@ -55,10 +55,7 @@ class FrobberMode(_StringEnum):
     """FrobberModeGentle frobs without disturbing the widget."""
     VIGOROUS = "Vigorous"
     """FrobberModeVigorous frobs as hard as it can."""
-    __kgen_values__ = (
-        "Gentle",
-        "Vigorous",
-    )
+    __kgen_values__ = ("Gentle", "Vigorous")
 
 
 ResourceName = str
@@ -74,10 +71,7 @@ class FrobberSourceType(_StringEnum):
 
     GIT = "Git"
     INLINE = "Inline"
-    __kgen_values__ = (
-        "Git",
-        "Inline",
-    )
+    __kgen_values__ = ("Git", "Inline")
 
 
 class FrobberSource(_Model):
@@ -213,11 +207,7 @@ class FrobberPhase(_StringEnum):
     PENDING = "Pending"
     RUNNING = "Running"
     FAILED = "Failed"
-    __kgen_values__ = (
-        "Pending",
-        "Running",
-        "Failed",
-    )
+    __kgen_values__ = ("Pending", "Running", "Failed")
 
 
 class FrobberStatus(_Model):
@@ -321,10 +311,7 @@ class Protocol(_StringEnum):
 
     TCP = "TCP"
     UDP = "UDP"
-    __kgen_values__ = (
-        "TCP",
-        "UDP",
-    )
+    __kgen_values__ = ("TCP", "UDP")
 
 
 class FrobberPort(_Model):

@@ -13,6 +13,7 @@ from kgen.generators.options import GeneratorOptions
 from kgen.generators.python import ModuleContext, nullable, py_string, underlying, zero_value
 from kgen.ir.model import Field, Package, TypeDef, TypeRef, Universe
 from kgen.render import GeneratedFile, render_python
+from kgen.render.pystable import LINE_LENGTH
 
 NAME = "models"
 #: Generators whose per-package module registers itself on import, and when a package has one.
@@ -23,9 +24,8 @@ REGISTERING_MODULES = {"deepcopy": lambda package: any(t.kind == "struct" for t 
 class FieldView:
     python_name: str
     annotation: str
-    default: str
-    default_factory: bool
-    alias: str | None
+    value: str
+    """The right-hand side: the default, or a `_Field(...)` call."""
     doc: str
 
 
@@ -53,15 +53,31 @@ class AliasView:
     doc: str
 
 
-def docstring(text: str, indent: int = 4) -> str:
-    """A triple-quoted docstring literal for arbitrary doc text, continuation lines indented."""
+def docstring(text: str, indent: int = 4, real: bool = True) -> str:
+    """A triple-quoted string literal for doc text, laid out exactly as black lays it out.
+
+    Continuation lines are dedented to their common indentation and indented to `indent`.
+    For a real docstring (the first statement of a module, class or function), black puts
+    the closing quotes on their own line when the last line would otherwise be too long.
+    """
     text = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').strip()
-    if text.endswith('"'):
-        text += " "
-    first, *rest = text.split("\n")
+    first, *rest = [line.rstrip() for line in text.split("\n")]
+    margin = min((len(line) - len(line.lstrip()) for line in rest if line.strip()), default=0)
     pad = " " * indent
-    lines = [first] + [pad + line if line.strip() else "" for line in rest]
-    return '"""' + "\n".join(lines) + '"""'
+    lines = [first.strip()] + [pad + line[margin:] if line.strip() else "" for line in rest]
+    if lines[-1].endswith('"'):
+        lines[-1] += " "  # keep a quote in the text apart from the closing quotes
+    closing = '"""'
+    if real and len(lines) > 1 and len(lines[-1]) + 3 > LINE_LENGTH:
+        closing = "\n" + pad + '"""'
+    return '"""' + "\n".join(lines) + closing
+
+
+def literal_tuple(items: list[str]) -> str:
+    """A one-line tuple as black writes it (a trailing comma only for one element)."""
+    if len(items) == 1:
+        return f"({items[0]},)"
+    return "(" + ", ".join(items) + ")"
 
 
 def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:
@@ -127,6 +143,7 @@ def _models_file(universe: Universe, package: Package) -> GeneratedFile:
         classes=classes,
         exported=[name for _, name in order],
         docstring=docstring,
+        literal_tuple=literal_tuple,
     )
 
 
@@ -162,16 +179,11 @@ def _class(context: ModuleContext, package: Package, typedef: TypeDef) -> ClassV
         if field.json_string:
             validator = context.runtime("unquote_string_option")
             annotation = f"_Annotated[{annotation}, _BeforeValidator({validator})]"
-        fields.append(
-            FieldView(
-                python_name=field.python_name,
-                annotation=annotation,
-                default=default,
-                default_factory=factory,
-                alias=field.json_name if field.json_name != field.python_name else None,
-                doc=field.doc,
-            )
-        )
+        arguments = [f"default_factory={default}" if factory else default]
+        if field.json_name != field.python_name:
+            arguments.append(f"alias={py_string(field.json_name)}")
+        value = default if len(arguments) == 1 and not factory else f"_Field({', '.join(arguments)})"
+        fields.append(FieldView(field.python_name, annotation, value, field.doc))
     return ClassView(
         name=typedef.python_name,
         doc=typedef.doc or f"{typedef.name} is generated from {typedef.package}.{typedef.name}.",

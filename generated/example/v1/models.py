@@ -139,10 +139,7 @@ class FrobberMode(_StringEnum):
     """FrobberModeGentle frobs without disturbing the widget."""
     VIGOROUS = "Vigorous"
     """FrobberModeVigorous frobs as hard as it can."""
-    __kgen_values__ = (
-        "Gentle",
-        "Vigorous",
-    )
+    __kgen_values__ = ("Gentle", "Vigorous")
 
 
 class ResourceName(_StringEnum):
@@ -152,10 +149,7 @@ class ResourceName(_StringEnum):
     """ResourceCPU is CPU, in cores."""
     MEMORY = "memory"
     """ResourceMemory is memory, in bytes."""
-    __kgen_values__ = (
-        "cpu",
-        "memory",
-    )
+    __kgen_values__ = ("cpu", "memory")
 
 
 ResourceList = dict[str, _Quantity | None]
@@ -167,10 +161,7 @@ class FrobberSourceType(_StringEnum):
 
     GIT = "Git"
     INLINE = "Inline"
-    __kgen_values__ = (
-        "Git",
-        "Inline",
-    )
+    __kgen_values__ = ("Git", "Inline")
 
 
 class FrobberSource(_Model):
@@ -310,11 +301,7 @@ class FrobberPhase(_StringEnum):
     PENDING = "Pending"
     RUNNING = "Running"
     FAILED = "Failed"
-    __kgen_values__ = (
-        "Pending",
-        "Running",
-        "Failed",
-    )
+    __kgen_values__ = ("Pending", "Running", "Failed")
 
 
 class FrobberStatus(_Model):
@@ -429,10 +416,7 @@ class Protocol(_StringEnum):
     """ProtocolTCP is the TCP protocol."""
     UDP = "UDP"
     """ProtocolUDP is the UDP protocol."""
-    __kgen_values__ = (
-        "TCP",
-        "UDP",
-    )
+    __kgen_values__ = ("TCP", "UDP")
 
 
 class FrobberPort(_Model):

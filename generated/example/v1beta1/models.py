@@ -38,10 +38,7 @@ class FrobberMode(_StringEnum):
 
     GENTLE = "Gentle"
     VIGOROUS = "Vigorous"
-    __kgen_values__ = (
-        "Gentle",
-        "Vigorous",
-    )
+    __kgen_values__ = ("Gentle", "Vigorous")
 
 
 class FrobberSpec(_Model):
@@ -271,10 +268,5 @@ class FrobberList(_Model):
 
 
 _finish_models(
-    FrobberSpec,
-    FrobberStatus,
-    Frobber,
-    FrobberCommon,
-    FrobberPort,
-    FrobberList,
+    FrobberSpec, FrobberStatus, Frobber, FrobberCommon, FrobberPort, FrobberList
 )

@@ -73,7 +73,4 @@ class TypeMeta(_Model):
         return out
 
 
-_finish_models(
-    Unknown,
-    TypeMeta,
-)
+_finish_models(Unknown, TypeMeta)

@@ -2,4 +2,4 @@
 # source: k8s.io/apimachinery/pkg/api/resource/quantity.go
 """k8s.io/apimachinery/pkg/api/resource"""
 
-__all__ = []
+__all__: list[str] = []

@@ -14,7 +14,7 @@ from pydantic import Field as _Field
 from kgen.runtime.model import Model as _Model
 from kgen.runtime.model import finish_models as _finish_models
 
-__all__ = []
+__all__: list[str] = []
 
 
 _finish_models()

@@ -264,10 +264,7 @@ class ManagedFieldsOperationType(_StringEnum):
 
     APPLY = "Apply"
     UPDATE = "Update"
-    __kgen_values__ = (
-        "Apply",
-        "Update",
-    )
+    __kgen_values__ = ("Apply", "Update")
 
 
 class ManagedFieldsEntry(_Model):
@@ -353,12 +350,7 @@ class LabelSelectorOperator(_StringEnum):
     NOT_IN = "NotIn"
     EXISTS = "Exists"
     DOES_NOT_EXIST = "DoesNotExist"
-    __kgen_values__ = (
-        "In",
-        "NotIn",
-        "Exists",
-        "DoesNotExist",
-    )
+    __kgen_values__ = ("In", "NotIn", "Exists", "DoesNotExist")
 
 
 class LabelSelectorRequirement(_Model):
@@ -395,11 +387,7 @@ class ConditionStatus(_StringEnum):
     TRUE = "True"
     FALSE = "False"
     UNKNOWN = "Unknown"
-    __kgen_values__ = (
-        "True",
-        "False",
-        "Unknown",
-    )
+    __kgen_values__ = ("True", "False", "Unknown")
 
 
 class Condition(_Model):

@@ -25,10 +25,7 @@ class Type(_IntEnum):
 
     INT = 0
     STRING = 1
-    __kgen_values__ = (
-        0,
-        1,
-    )
+    __kgen_values__ = (0, 1)
 
 
 _finish_models()

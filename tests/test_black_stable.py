@@ -1,0 +1,67 @@
+"""The black shortcut gives exactly black's output, over every corpus kgen generates."""
+
+from __future__ import annotations
+
+import black
+import pytest
+
+import kgen.pipeline as pipeline_module
+from conftest import REPO, TESTDATA, write_tree
+from kgen import pipeline
+from kgen.generators import GENERATORS
+from kgen.ir.build import WELLKNOWN_ROOT
+from kgen.options import Options
+from kgen.render import pystable
+from bench.synthetic import write_synthetic_api
+
+
+def _raw_files(monkeypatch, options, bootstrap=False):
+    monkeypatch.setattr(pipeline_module, "format_files", lambda files: files)
+    return pipeline.generate(options, bootstrap=bootstrap, use_cache=False).files
+
+
+def _corpus(tmp_path, name):
+    if name == "example":
+        return Options(REPO / "apis", tmp_path, "kgen.dev/example/apis", generators=tuple(GENERATORS)), False
+    if name == "runtime":
+        return Options(WELLKNOWN_ROOT, tmp_path, "", generators=tuple(GENERATORS)), True
+    if name == "realworld":
+        return Options(
+            TESTDATA / "realworld/apis", tmp_path, "example.com/shop/apis", generators=tuple(GENERATORS),
+            import_map={"example.com/gateway/apis/v1": TESTDATA / "realworld/third_party/gateway/v1"},
+        ), False  # fmt: skip
+    write_synthetic_api(tmp_path / "synthetic")
+    return Options(tmp_path / "synthetic", tmp_path, "bench.example.com/apis", generators=tuple(GENERATORS)), False
+
+
+@pytest.mark.parametrize("corpus", ["example", "runtime", "realworld", "synthetic"])
+def test_shortcut_equals_black_on_every_generated_file(tmp_path, monkeypatch, corpus):
+    options, bootstrap = _corpus(tmp_path, corpus)
+    files = _raw_files(monkeypatch, options, bootstrap)
+    if corpus == "synthetic":
+        files = files[:: max(1, len(files) // 24)]  # a sample keeps the test quick
+    vouched = 0
+    for generated in files:
+        shortcut = pystable.format_known_shape(generated.content)
+        if shortcut is None:
+            continue
+        vouched += 1
+        assert shortcut == black.format_str(generated.content, mode=pystable._MODE), generated.path
+    assert vouched >= len(files) * 0.8, f"only {vouched} of {len(files)} files took the shortcut"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x = 1\n",
+        "class A:\n    value: Annotated[SomeVeryLongTypeName, AnotherVeryLongValidatorName(argument_one, argument_two)] = None\n",
+        "def f():\n    out['key'] = {key0: None if item0 is None else item0.copy() for key0, item0 in sorted(value.items())}\n",
+        "__kgen_values__ = (" + ", ".join(f'"Value{i}"' for i in range(20)) + ")\n",
+        "_finish_models(" + ", ".join(f"ClassNumber{i}" for i in range(12)) + ")\n",
+        'x = "tab\tinside"\n',
+        "class A:\n    if condition_that_is_really_long_and_goes_on_and_on_and_on_and_on_and_on_and_on_and_on:\n        pass\n",
+    ],
+)
+def test_shortcut_never_disagrees_with_black(source):
+    shortcut = pystable.format_known_shape(source)
+    assert shortcut is None or shortcut == black.format_str(source, mode=pystable._MODE)
