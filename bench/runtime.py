@@ -86,7 +86,7 @@ def largest_frobber(index: int = 0):
 
 
 def _best(statement, number: int) -> float:
-    return min(timeit.repeat(statement, number=number, repeat=5)) / number
+    return min(timeit.repeat(statement, number=number, repeat=7)) / number
 
 
 def _row(name: str, ours: float, theirs: dict[str, float]) -> list[str]:

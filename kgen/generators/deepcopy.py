@@ -116,7 +116,12 @@ def _copy(context: ModuleContext, ref: TypeRef, var: str, depth: int) -> str:
     if base.kind == "slice":
         item = f"item{depth}"
         element = _copy(context, base.elem, item, depth + 1)
-        inner = f"{var}.copy()" if element == item else f"[{element} for {item} in {var}]"
+        if element == item:
+            inner = f"{var}.copy()"
+        elif element == f"{_function_of(element)}({item})":
+            inner = f"list(map({_function_of(element)}, {var}))"  # no per-item bytecode
+        else:
+            inner = f"[{element} for {item} in {var}]"
         return f"None if {var} is None else {inner}"
     if base.kind == "map":
         key, item = f"key{depth}", f"item{depth}"
@@ -126,8 +131,12 @@ def _copy(context: ModuleContext, ref: TypeRef, var: str, depth: int) -> str:
     return f"{context.python_class('kgen.runtime.rawjson:copy_json')}({var})"
 
 
+def _function_of(call: str) -> str:
+    return call.split("(", 1)[0]
+
+
 def _function_ref(context: ModuleContext, typedef: TypeDef) -> str:
     if typedef.package == context.package.import_path:
         return f"deep_copy_{typedef.python_name}"
     target = context.universe.package(typedef.package)
-    return f"{context.package_module(target, 'deepcopy')}.deep_copy_{typedef.python_name}"
+    return context.package_name(target, "deepcopy", f"deep_copy_{typedef.python_name}")

@@ -66,6 +66,14 @@ class ModuleContext:
         self.imports[(source, module)] = alias
         return alias
 
+    def package_name(self, target: Package, module: str, name: str) -> str:
+        """Import one name from `module` of another package; returns its alias."""
+        source = self._from(target)
+        source = f"{source}{module}" if source.endswith(".") else f"{source}.{module}"
+        alias = "_" + "_".join(module_parts(target)[-2:] or [target.go_name]).replace(".", "_") + "_" + name
+        self.imports[(source, name)] = alias
+        return alias
+
     def sibling(self, module: str) -> str:
         """Import a module of this same package (`from . import models`)."""
         alias = f"_{module}"

@@ -178,13 +178,29 @@ _new = object.__new__
 _set = object.__setattr__
 
 
-def construct(cls: type[Model], field_values: dict[str, Any], present: set[str], _new=_new, _set=_set) -> Any:
+# pydantic keeps these three in slots of BaseModel; setting them through the slot
+# descriptors skips the attribute lookup object.__setattr__ would do for each.
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+
+
+def construct(
+    cls: type[Model],
+    field_values: dict[str, Any],
+    present: set[str],
+    _new=_new,
+    _set=_set,
+    _set_fields_set=_set_fields_set,
+    _set_extra=_set_extra,
+    _set_private=_set_private,
+) -> Any:
     """Build an instance from already-valid values without validation."""
-    obj = _new(cls)  # the builtins are bound as defaults: this runs once per copied object
+    obj = _new(cls)  # the helpers are bound as defaults: this runs once per copied object
     _set(obj, "__dict__", field_values)
-    _set(obj, "__pydantic_fields_set__", present)
-    _set(obj, "__pydantic_extra__", None)
-    _set(obj, "__pydantic_private__", None)
+    _set_fields_set(obj, present)
+    _set_extra(obj, None)
+    _set_private(obj, None)
     return obj
 
 

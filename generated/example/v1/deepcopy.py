@@ -6,7 +6,18 @@
 
 from __future__ import annotations
 
-from kgen.runtime.apimachinery.meta.v1 import deepcopy as _meta_v1_deepcopy
+from kgen.runtime.apimachinery.meta.v1.deepcopy import (
+    deep_copy_Condition as _meta_v1_deep_copy_Condition,
+)
+from kgen.runtime.apimachinery.meta.v1.deepcopy import (
+    deep_copy_LabelSelector as _meta_v1_deep_copy_LabelSelector,
+)
+from kgen.runtime.apimachinery.meta.v1.deepcopy import (
+    deep_copy_ListMeta as _meta_v1_deep_copy_ListMeta,
+)
+from kgen.runtime.apimachinery.meta.v1.deepcopy import (
+    deep_copy_ObjectMeta as _meta_v1_deep_copy_ObjectMeta,
+)
 from kgen.runtime.model import construct as _construct
 from kgen.runtime.model import register_deep_copy as _register_deep_copy
 from .models import (
@@ -27,7 +38,7 @@ from .models import (
 def deep_copy_FrobberClass(src: FrobberClass) -> FrobberClass:
     """A deep copy of a FrobberClass: shares no mutable value with `src`."""
     values = src.__dict__.copy()
-    values["metadata"] = _meta_v1_deepcopy.deep_copy_ObjectMeta(values["metadata"])
+    values["metadata"] = _meta_v1_deep_copy_ObjectMeta(values["metadata"])
     if (value := values["parameters"]) is not None:
         values["parameters"] = value.copy()
     return _construct(FrobberClass, values, src.__pydantic_fields_set__.copy())
@@ -36,9 +47,9 @@ def deep_copy_FrobberClass(src: FrobberClass) -> FrobberClass:
 def deep_copy_FrobberClassList(src: FrobberClassList) -> FrobberClassList:
     """A deep copy of a FrobberClassList: shares no mutable value with `src`."""
     values = src.__dict__.copy()
-    values["metadata"] = _meta_v1_deepcopy.deep_copy_ListMeta(values["metadata"])
+    values["metadata"] = _meta_v1_deep_copy_ListMeta(values["metadata"])
     if (value := values["items"]) is not None:
-        values["items"] = [deep_copy_FrobberClass(item0) for item0 in value]
+        values["items"] = list(map(deep_copy_FrobberClass, value))
     return _construct(FrobberClassList, values, src.__pydantic_fields_set__.copy())
 
 
@@ -58,11 +69,11 @@ def deep_copy_FrobberSpec(src: FrobberSpec) -> FrobberSpec:
     if (value := values["params"]) is not None:
         values["params"] = value.copy()
     if (value := values["ports"]) is not None:
-        values["ports"] = [deep_copy_FrobberPort(item0) for item0 in value]
+        values["ports"] = list(map(deep_copy_FrobberPort, value))
     if (value := values["resources"]) is not None:
         values["resources"] = value.copy()
     if (value := values["selector"]) is not None:
-        values["selector"] = _meta_v1_deepcopy.deep_copy_LabelSelector(value)
+        values["selector"] = _meta_v1_deep_copy_LabelSelector(value)
     values["source"] = deep_copy_FrobberSource(values["source"])
     if (value := values["extra_args"]) is not None:
         values["extra_args"] = {
@@ -78,16 +89,14 @@ def deep_copy_FrobberStatus(src: FrobberStatus) -> FrobberStatus:
     """A deep copy of a FrobberStatus: shares no mutable value with `src`."""
     values = src.__dict__.copy()
     if (value := values["conditions"]) is not None:
-        values["conditions"] = [
-            _meta_v1_deepcopy.deep_copy_Condition(item0) for item0 in value
-        ]
+        values["conditions"] = list(map(_meta_v1_deep_copy_Condition, value))
     return _construct(FrobberStatus, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_Frobber(src: Frobber) -> Frobber:
     """A deep copy of a Frobber: shares no mutable value with `src`."""
     values = src.__dict__.copy()
-    values["metadata"] = _meta_v1_deepcopy.deep_copy_ObjectMeta(values["metadata"])
+    values["metadata"] = _meta_v1_deep_copy_ObjectMeta(values["metadata"])
     values["spec"] = deep_copy_FrobberSpec(values["spec"])
     values["status"] = deep_copy_FrobberStatus(values["status"])
     return _construct(Frobber, values, src.__pydantic_fields_set__.copy())
@@ -120,9 +129,9 @@ def deep_copy_InlineSource(src: InlineSource) -> InlineSource:
 def deep_copy_FrobberList(src: FrobberList) -> FrobberList:
     """A deep copy of a FrobberList: shares no mutable value with `src`."""
     values = src.__dict__.copy()
-    values["metadata"] = _meta_v1_deepcopy.deep_copy_ListMeta(values["metadata"])
+    values["metadata"] = _meta_v1_deep_copy_ListMeta(values["metadata"])
     if (value := values["items"]) is not None:
-        values["items"] = [deep_copy_Frobber(item0) for item0 in value]
+        values["items"] = list(map(deep_copy_Frobber, value))
     return _construct(FrobberList, values, src.__pydantic_fields_set__.copy())
 
 

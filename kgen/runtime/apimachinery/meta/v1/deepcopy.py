@@ -43,15 +43,11 @@ def deep_copy_ObjectMeta(src: ObjectMeta) -> ObjectMeta:
     if (value := values["annotations"]) is not None:
         values["annotations"] = value.copy()
     if (value := values["owner_references"]) is not None:
-        values["owner_references"] = [
-            deep_copy_OwnerReference(item0) for item0 in value
-        ]
+        values["owner_references"] = list(map(deep_copy_OwnerReference, value))
     if (value := values["finalizers"]) is not None:
         values["finalizers"] = value.copy()
     if (value := values["managed_fields"]) is not None:
-        values["managed_fields"] = [
-            deep_copy_ManagedFieldsEntry(item0) for item0 in value
-        ]
+        values["managed_fields"] = list(map(deep_copy_ManagedFieldsEntry, value))
     return _construct(ObjectMeta, values, src.__pydantic_fields_set__.copy())
 
 
@@ -75,9 +71,9 @@ def deep_copy_LabelSelector(src: LabelSelector) -> LabelSelector:
     if (value := values["match_labels"]) is not None:
         values["match_labels"] = value.copy()
     if (value := values["match_expressions"]) is not None:
-        values["match_expressions"] = [
-            deep_copy_LabelSelectorRequirement(item0) for item0 in value
-        ]
+        values["match_expressions"] = list(
+            map(deep_copy_LabelSelectorRequirement, value)
+        )
     return _construct(LabelSelector, values, src.__pydantic_fields_set__.copy())
 
 
@@ -112,7 +108,7 @@ def deep_copy_StatusDetails(src: StatusDetails) -> StatusDetails:
     """A deep copy of a StatusDetails: shares no mutable value with `src`."""
     values = src.__dict__.copy()
     if (value := values["causes"]) is not None:
-        values["causes"] = [deep_copy_StatusCause(item0) for item0 in value]
+        values["causes"] = list(map(deep_copy_StatusCause, value))
     return _construct(StatusDetails, values, src.__pydantic_fields_set__.copy())
 
 
