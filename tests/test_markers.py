@@ -159,3 +159,24 @@ def test_registry_covers_the_upstream_families():
         "kubebuilder:default", "kubebuilder:storageversion",
     ]:  # fmt: skip
         assert expected in names, expected
+
+
+def test_markers_without_a_space_after_the_slashes():
+    from conftest import parse as parse_go
+
+    go_file, _ = parse_go(
+        """
+        package v1
+
+        //+genclient
+        //+kubebuilder:object:root=true
+
+        // Widget is a widget.
+        type Widget struct{}
+        """
+    )
+    widget = go_file.types[0]
+    raws = extract_markers(widget.prior)
+    assert [(m.text, m.position.col) for m in raws] == [("genclient", 3), ("kubebuilder:object:root=true", 3)]
+    parsed = [REGISTRY.parse(raw, TYPE, Diagnostics()) for raw in raws]
+    assert [(m.name, m.value) for m in parsed] == [("genclient", None), ("kubebuilder:object:root", True)]

@@ -95,7 +95,9 @@ def split_marker(text: str) -> MarkerSyntax:
     )
 
 
-def _matching_paren(text: str) -> int:
+def _unquoted(text: str):
+    """Yield (index, char, depth) for characters outside quoted strings, after the
+    depth of brackets ((, {, [) is updated for that character."""
     depth = 0
     quote = ""
     i = 0
@@ -109,41 +111,31 @@ def _matching_paren(text: str) -> int:
                 quote = ""
         elif ch in "\"`":
             quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return i
+        else:
+            if ch in "({[":
+                depth += 1
+            elif ch in ")}]":
+                depth -= 1
+            yield i, ch, depth
         i += 1
+
+
+def _matching_paren(text: str) -> int:
+    """The index of the ')' that closes the '(' at the start of `text`, or -1."""
+    for index, ch, depth in _unquoted(text):
+        if ch == ")" and depth == 0:
+            return index
     return -1
 
 
 def split_top_level(text: str, separator: str) -> list[str]:
     """Split on `separator` outside quotes, parentheses and braces."""
     parts: list[str] = []
-    depth = 0
-    quote = ""
     start = 0
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 2
-                continue
-            if ch == quote:
-                quote = ""
-        elif ch in "\"`":
-            quote = ch
-        elif ch in "({[":
-            depth += 1
-        elif ch in ")}]":
-            depth -= 1
-        elif ch == separator and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-        i += 1
+    for index, ch, depth in _unquoted(text):
+        if ch == separator and depth == 0:
+            parts.append(text[start:index])
+            start = index + 1
     parts.append(text[start:])
     return parts
 

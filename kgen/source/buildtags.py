@@ -35,23 +35,19 @@ def evaluate(expression: str, tags: frozenset[str] = DEFAULT_TAGS) -> bool:
     tokens = _tokenize(expression)
     pos = 0
 
-    def parse_or() -> bool:
+    def parse_binary(operator: str, operand) -> bool:
         nonlocal pos
-        value = parse_and()
-        while pos < len(tokens) and tokens[pos] == "||":
+        values = [operand()]
+        while pos < len(tokens) and tokens[pos] == operator:
             pos += 1
-            rhs = parse_and()
-            value = value or rhs
-        return value
+            values.append(operand())  # every operand is parsed: no short circuit
+        return any(values) if operator == "||" else all(values)
+
+    def parse_or() -> bool:
+        return parse_binary("||", parse_and)
 
     def parse_and() -> bool:
-        nonlocal pos
-        value = parse_not()
-        while pos < len(tokens) and tokens[pos] == "&&":
-            pos += 1
-            rhs = parse_not()
-            value = value and rhs
-        return value
+        return parse_binary("&&", parse_not)
 
     def parse_not() -> bool:
         nonlocal pos
