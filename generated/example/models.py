@@ -6,11 +6,8 @@ Every served version converts to and from these types; they are never served."""
 
 from __future__ import annotations
 
-from typing import Annotated as _Annotated
 from typing import Any as _Any
-from typing import ClassVar as _ClassVar
 
-from pydantic import BeforeValidator as _BeforeValidator
 from pydantic import Field as _Field
 
 from kgen.runtime.apimachinery.meta.v1 import models as _meta_v1_models

@@ -142,6 +142,7 @@ def _models_file(universe: Universe, package: Package) -> GeneratedFile:
         definitions=definitions,
         classes=classes,
         exported=[name for _, name in order],
+        uses_string_option=any(f.json_string for t in package.types for f in t.fields),
         docstring=docstring,
         literal_tuple=literal_tuple,
     )

@@ -4,11 +4,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated as _Annotated
 from typing import Any as _Any
-from typing import ClassVar as _ClassVar
 
-from pydantic import BeforeValidator as _BeforeValidator
 from pydantic import Field as _Field
 
 from kgen.runtime.model import Model as _Model
