@@ -17,12 +17,14 @@ from pathlib import Path
 
 import black
 
+from kgen.hooks import HOOK_MODULES
 from kgen.diagnostics import Diagnostic, Diagnostics, Position, Severity, display_path
 from kgen.options import Options
 from kgen.render import GeneratedFile, cache_root
 
 _KGEN_ROOT = Path(__file__).resolve().parent
-_FORMAT = "kgen-run-cache/1"
+_FORMAT = "kgen-run-cache/2"
+_HOOK_FILES = {f"{module}.py" for module in HOOK_MODULES}
 
 
 @lru_cache(maxsize=1)
@@ -46,6 +48,7 @@ def run_key(options: Options, bootstrap: bool) -> str:
         "generators": list(options.generators),
         "only": list(options.only),
         "tags": sorted(options.tags),
+        "hooks_package": options.hooks_package,
         "bootstrap": bootstrap,
         "shown_as": display_path(options.input),  # diagnostics name paths relative to the working directory
         "import_map": {k: display_path(v) for k, v in sorted(options.import_map.items())},
@@ -59,7 +62,7 @@ def run_key(options: Options, bootstrap: bool) -> str:
         for directory, subdirs, filenames in os.walk(root):
             subdirs.sort()
             for filename in sorted(filenames):
-                if filename.endswith(".go") or filename == "go.mod":
+                if filename.endswith(".go") or filename == "go.mod" or filename in _HOOK_FILES:
                     path = Path(directory) / filename
                     digest.update(path.relative_to(root).as_posix().encode() + b"\0")
                     digest.update(path.read_bytes())

@@ -28,6 +28,8 @@ class Options:
     only: tuple[str, ...] = ()
     """Generators whose files this run writes or checks (all configured ones when empty)."""
     tags: frozenset[str] = buildtags.DEFAULT_TAGS
+    hooks_package: str | None = None
+    """Python package name of the input directory, for importing hook modules (default: its name)."""
 
     @property
     def selected(self) -> tuple[str, ...]:
@@ -45,7 +47,7 @@ def load_config(path: Path) -> tuple[dict[str, Any], Path]:
     table = data.get("tool", {}).get("kgen", {})
     if not isinstance(table, dict):
         raise OptionsError(f"{path}: [tool.kgen] must be a table")
-    known = {"input", "output", "module", "import-map", "import_map", "generators", "tags"}
+    known = {"input", "output", "module", "import-map", "import_map", "generators", "tags", "hooks-package"}
     unknown = sorted(set(table) - known)
     if unknown:
         raise OptionsError(f"{path}: unknown [tool.kgen] settings: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
@@ -103,6 +105,7 @@ def resolve_options(
         generators=generators,
         only=selected,
         tags=build_tags,
+        hooks_package=config.get("hooks-package"),
     )
 
 

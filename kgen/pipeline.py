@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from kgen import cache
 from kgen.diagnostics import Diagnostics
-from kgen.generators import GENERATORS, GeneratorOptions
+from kgen.generators import CHECKS, GENERATORS, GeneratorOptions
 from kgen.ir.build import BuildOptions, build_universe
 from kgen.ir.model import Universe
 from kgen.options import Options
@@ -35,6 +35,7 @@ def build(options: Options, *, bootstrap: bool = False, diagnostics: Diagnostics
             module=options.module,
             import_map=options.import_map,
             tags=options.tags,
+            hooks_package=options.hooks_package,
             bootstrap=bootstrap,
         ),
         diagnostics,
@@ -51,6 +52,10 @@ def generate(options: Options, *, bootstrap: bool = False, use_cache: bool = Tru
     if key is not None and (hit := cache.load(key)) is not None:
         return Result(None, *hit)
     universe, diagnostics = build(options, bootstrap=bootstrap)
+    for name in options.generators:
+        if name in CHECKS:
+            CHECKS[name](universe, diagnostics)
+    diagnostics.raise_if_errors()
     generator_options = GeneratorOptions(generators=options.generators)
     files: list[GeneratedFile] = []
     for name in options.generators:

@@ -60,3 +60,42 @@ def cli(monkeypatch):
         return CliRunner().invoke(main, args, catch_exceptions=False)
 
     return run
+
+
+_projects = 0
+
+
+@pytest.fixture
+def generate_project(tmp_path, monkeypatch):
+    """Write API files (and hook modules), generate, and return an importer for the output.
+
+    Each project gets unique package names, so tests can import many side by side."""
+    import importlib
+    import sys
+
+    from kgen import pipeline
+    from kgen.generators import GENERATORS
+    from kgen.options import resolve_options
+
+    def run(files: dict[str, str], generators=None):
+        global _projects
+        _projects += 1
+        api, out = f"api{_projects}", f"out{_projects}"
+        write_tree(tmp_path, {f"{api}/{path}": text for path, text in files.items()})
+        monkeypatch.chdir(tmp_path)
+        options = resolve_options(
+            config_path=tmp_path / "none.toml", input=api, output=out, module="example.com/apis",
+            registered=tuple(GENERATORS),
+        )  # fmt: skip
+        if generators:
+            from dataclasses import replace
+
+            options = replace(options, generators=tuple(generators))
+        result = pipeline.generate(options, use_cache=False)
+        from kgen.emit import Mode, emit
+
+        emit(result.files, options.output, Mode.WRITE, options.selected)
+        monkeypatch.syspath_prepend(str(tmp_path))
+        return lambda module: importlib.import_module(f"{out}.{module}"), result
+
+    return run

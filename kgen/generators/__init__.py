@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kgen.generators import deepcopy, models
+from kgen.diagnostics import Diagnostics
+from kgen.generators import deepcopy, defaulters, models
 from kgen.generators.options import GeneratorOptions
 from kgen.ir.model import Universe
 from kgen.render import GeneratedFile
@@ -19,9 +20,15 @@ Generator = Callable[[Universe, GeneratorOptions], list[GeneratedFile]]
 GENERATORS: dict[str, Generator] = {
     models.NAME: models.generate,
     deepcopy.NAME: deepcopy.generate,
+    defaulters.NAME: defaulters.generate,
+}
+
+#: Checks that run before any generator: problems a generator would meet, as diagnostics.
+CHECKS: dict[str, Callable[[Universe, Diagnostics], None]] = {
+    defaulters.NAME: defaulters.check,
 }
 
 #: Names users may already pass; their generators arrive in later releases.
-PLANNED = ("defaulters", "conversion", "validation", "protobuf", "openapi", "crd", "client")
+PLANNED = ("conversion", "validation", "protobuf", "openapi", "crd", "client")
 
-__all__ = ["GENERATORS", "PLANNED", "Generator", "GeneratorOptions"]
+__all__ = ["CHECKS", "GENERATORS", "PLANNED", "Generator", "GeneratorOptions"]

@@ -17,7 +17,16 @@ from kgen.render.pystable import LINE_LENGTH
 
 NAME = "models"
 #: Generators whose per-package module registers itself on import, and when a package has one.
-REGISTERING_MODULES = {"deepcopy": lambda package: any(t.kind == "struct" for t in package.types)}
+REGISTERING_MODULES = {
+    "deepcopy": lambda universe, package: any(t.kind == "struct" for t in package.types),
+    "defaulters": lambda universe, package: _defaulters_has_module(universe, package),
+}
+
+
+def _defaulters_has_module(universe: Universe, package: Package) -> bool:
+    from kgen.generators import defaulters  # defaulters imports this module
+
+    return defaulters.has_module(universe, package)
 
 
 @dataclass(frozen=True)
@@ -334,7 +343,7 @@ def _init_file(universe: Universe, package: Package, options: GeneratorOptions) 
     registering = [
         generator
         for generator, has_module in REGISTERING_MODULES.items()
-        if generator in options.generators and has_module(package)
+        if generator in options.generators and has_module(universe, package)
     ]
     return render_python(
         "models/init.py.j2",

@@ -9,13 +9,15 @@ diagnostic at the place it was written.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgen.diagnostics import Diagnostics, Position
 from kgen.ir import names
-from kgen.ir.model import EnumValue, Field, Member, Package, ProtobufInfo, TypeDef, TypeRef, Universe
+from kgen.hooks import read_hook_modules
+from kgen.ir.model import EnumValue, Field, Hook, Member, Package, ProtobufInfo, TypeDef, TypeRef, Universe
 from kgen.markers.grammar import doc_lines, extract_markers
 from kgen.markers.registry import REGISTRY, Marker, Scope
 from kgen.source import buildtags
@@ -49,6 +51,8 @@ class BuildOptions:
     module: str
     import_map: dict[str, Path] = field(default_factory=dict)
     tags: frozenset[str] = buildtags.DEFAULT_TAGS
+    hooks_package: str | None = None
+    """Python package the input directory is imported as (for hook modules); default: its name."""
     bootstrap: bool = False
     """Build kgen's own well-known packages as the input (for kgen's runtime)."""
 
@@ -480,6 +484,7 @@ class _Builder:
     def _field(self, member: Member, path: tuple[str, ...], package: str, taken: set[str]) -> Field:
         tags = member.tags
         json_tag = JSONTag.parse(tags.get("json"))
+        default = self._default(member)
         return Field(
             go_name=member.go_name,
             go_path=path,
@@ -496,8 +501,48 @@ class _Builder:
             patch_strategy=tags.get("patchStrategy"),
             patch_merge_key=tags.get("patchMergeKey"),
             tags=tags,
+            default=default,
             position=member.position,
         )
+
+    def _default(self, member: Member):
+        """The field's default: its own marker, else its named type's; zero values count as none."""
+        own = [m for m in member.markers if m.name in ("default", "kubebuilder:default")]
+        # The same marker twice is reported with every repeated marker; this is +default vs +kubebuilder:default.
+        if len({m.name for m in own}) > 1 and len({repr(m.value) for m in own}) > 1:
+            self.diagnostics.error(
+                Position(*_split_pos(own[1].position)),
+                f"field {member.go_name} has two different defaults (+{own[0].name}={_json(own[0].value)} at "
+                f"{own[0].position} and +{own[1].name}={_json(own[1].value)}); keep one",
+            )
+        value = own[0].value if own else None
+        if not own:
+            ref = member.type.elem if member.type.kind == "pointer" else member.type
+            if ref.kind == "named" and (ref.package, ref.name) not in self.in_progress:
+                typedef = self.typedef(ref.package, ref.name)  # built on demand; declared later is fine
+                marker = next((m for m in typedef.markers if m.name in ("default", "kubebuilder:default")), None) if typedef else None
+                value = marker.value if marker else None
+        if value is None or (member.type.kind != "pointer" and self._is_zero_json(member.type, value)):
+            return None
+        return value
+
+    def _is_zero_json(self, ref: TypeRef, value) -> bool:
+        """Whether a JSON default is the Go zero value of a non-pointer type."""
+        base = ref
+        while base.kind == "named":
+            typedef = self.typedefs.get((base.package, base.name))
+            if typedef is None or typedef.kind != "named" or typedef.underlying is None:
+                return False
+            base = typedef.underlying
+        if base.kind != "basic":
+            return False
+        if base.basic == "string":
+            return value == ""
+        if base.basic == "bool":
+            return value is False
+        if base.basic == "bytes":
+            return False
+        return type(value) in (int, float) and value == 0
 
     def _optional(self, member: Member, json_tag: JSONTag, package: str) -> bool:
         names_ = {m.name for m in member.markers}
@@ -608,6 +653,18 @@ class _Builder:
             typedef = self.typedefs.get((import_path, name))
             if typedef is not None:
                 types.append(typedef)
+        hooks: tuple[Hook, ...] = ()
+        hooks_module = None
+        if not info.builtin and not info.dependency:
+            shown_directory = source.files[0].path.rsplit("/", 1)[0] if "/" in source.files[0].path else ""
+            found = read_hook_modules(source.directory, shown_directory, self.diagnostics)
+            hooks = tuple(
+                Hook(module=h.module, name=h.name, parameters=h.parameters, flexible=h.flexible, position=str(h.position))
+                for h in found
+            )
+            if hooks:
+                root = self.options.hooks_package or names.python_identifier(self.options.input.resolve().name)
+                hooks_module = ".".join([root, *(p for p in source.relative_dir.split("/") if p)])
         doc_file = next((f for f in source.files if Path(f.path).name == "doc.go"), None)
         doc = ""
         if doc_file is not None and doc_file.package_doc:
@@ -628,6 +685,8 @@ class _Builder:
             markers=info.markers,
             files=tuple(f.path for f in source.files),
             types=tuple(types),
+            hooks=hooks,
+            hooks_module=hooks_module,
         )
 
     def _check_python_collisions(self, packages: list[Package]) -> None:
@@ -641,6 +700,10 @@ class _Builder:
                         f"type {typedef.name} and {other.name} map to the same Python class name",
                     )
                 seen[typedef.python_name] = typedef
+
+
+def _json(value) -> str:
+    return json.dumps(value)
 
 
 def _dominant(group):

@@ -8,7 +8,7 @@ versioned JSON document that `kgen ir` prints (format `IR_FORMAT`).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
@@ -85,6 +85,8 @@ class Field(_Frozen):
     patch_merge_key: str | None = None
     tags: dict[str, str] = {}
     """Every struct tag as written, unknown keys included."""
+    default: Any = None
+    """The JSON default (`+default`, `+kubebuilder:default`, or the type's); None when none."""
     position: str = ""
 
 
@@ -159,6 +161,18 @@ class TypeDef(_Frozen):
         return any(m.name == name for m in self.markers)
 
 
+class Hook(_Frozen):
+    """A top-level function of a hand-written hook module beside the API types."""
+
+    module: str
+    """"defaults", "conversion" or "validation"."""
+    name: str
+    parameters: tuple[str, ...]
+    flexible: bool = False
+    """It also takes *args, **kwargs, keyword-only or defaulted parameters."""
+    position: str = ""
+
+
 class Package(_Frozen):
     """One Go package: an API group/version (internal or external) or a well-known package."""
 
@@ -179,6 +193,9 @@ class Package(_Frozen):
     markers: tuple[Marker, ...] = ()
     files: tuple[str, ...] = ()
     types: tuple[TypeDef, ...] = ()
+    hooks: tuple[Hook, ...] = ()
+    hooks_module: str | None = None
+    """Dotted module path the hook modules are imported under (`apis.example.v1`)."""
 
     _by_name: dict[str, TypeDef] = PrivateAttr(default_factory=dict)
 
@@ -191,6 +208,9 @@ class Package(_Frozen):
 
     def marker(self, name: str) -> Marker | None:
         return next((m for m in self.markers if m.name == name), None)
+
+    def hook(self, module: str, name: str) -> Hook | None:
+        return next((h for h in self.hooks if h.module == module and h.name == name), None)
 
 
 class Universe(_Frozen):

@@ -9,12 +9,13 @@ those generators.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Self
 
 import annotated_types
-from pydantic import BaseModel, BeforeValidator, ConfigDict, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, model_validator
 from pydantic_core import core_schema
 
 from kgen.runtime import gojson
@@ -43,6 +44,7 @@ __all__ = [
     "string_option",
     "unquote_string_option",
     "finish_models",
+    "decode_value",
 ]
 
 Int8 = Annotated[int, annotated_types.Interval(ge=-(2**7), le=2**7 - 1)]
@@ -234,6 +236,16 @@ def finish_models(*classes: type[Model]) -> None:
     for cls in classes:
         if not cls.__pydantic_complete__:
             cls.model_rebuild()
+
+
+@functools.lru_cache(maxsize=None)
+def _adapter(annotation: Any) -> TypeAdapter:
+    return TypeAdapter(annotation)
+
+
+def decode_value(annotation: Any, data: Any) -> Any:
+    """Decode JSON data (a `+default` value) as a field of this annotation; a fresh value each call."""
+    return _adapter(annotation).validate_python(data, by_alias=True, by_name=False)
 
 
 _zero_cache: dict[type, Any] = {}

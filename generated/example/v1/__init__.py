@@ -25,6 +25,7 @@ from .models import (
     FrobberList,
 )
 from . import deepcopy as _deepcopy  # noqa: F401  (registers itself on import)
+from . import defaulters as _defaulters  # noqa: F401  (registers itself on import)
 
 __all__ = [
     "FrobberClass",
