@@ -19,14 +19,15 @@ NAME = "models"
 #: Generators whose per-package module registers itself on import, and when a package has one.
 REGISTERING_MODULES = {
     "deepcopy": lambda universe, package: any(t.kind == "struct" for t in package.types),
-    "defaulters": lambda universe, package: _defaulters_has_module(universe, package),
+    "defaulters": lambda universe, package: _has_module("defaulters", universe, package),
+    "conversion": lambda universe, package: _has_module("conversion", universe, package),
 }
 
 
-def _defaulters_has_module(universe: Universe, package: Package) -> bool:
-    from kgen.generators import defaulters  # defaulters imports this module
+def _has_module(generator: str, universe: Universe, package: Package) -> bool:
+    import importlib  # those generators import this module
 
-    return defaulters.has_module(universe, package)
+    return importlib.import_module(f"kgen.generators.{generator}").has_module(universe, package)
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,10 @@
 """Hand-written defaulting for example.kgen.dev/v1beta1 (called by generated defaulters).
 
-v1beta1 predates plural params: old clients send only the singular `param`, new ones
-`params`. As the API change guide requires for a field made plural, whichever one a
-client sets fills in the other, so both kinds of client read a consistent object.
+v1beta1 predates plural params: old clients send only the singular `param`. As the API
+change guide requires for a field made plural, a singular value alone fills in the
+plural. The reverse (`param` from `params`) happens when v1beta1 is served from the
+internal version, not here: defaulting runs on patched objects too, and re-filling the
+singular from the plural would undo an old client clearing it.
 """
 
 from __future__ import annotations
@@ -14,8 +16,6 @@ if TYPE_CHECKING:
 
 
 def set_defaults_FrobberSpec(obj: FrobberSpec) -> None:
-    """Fill `params` from `param` (old clients) and `param` from `params` (new clients)."""
+    """Old clients set only `param`: fill `params` from it."""
     if not obj.params and obj.param:
         obj.params = [obj.param]
-    elif obj.params and not obj.param:
-        obj.param = obj.params[0]
