@@ -84,6 +84,7 @@ def _types_file(version: str, rng: random.Random) -> str:
             "",
             "// +genclient",
             "// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object",
+            *(["// +kgen:storageVersion"] if version == "v1" else []),
             "",
             f"// Kind{k} is a synthetic kind.",
             f"type Kind{k} struct {{",

@@ -136,7 +136,7 @@ def test_omitzero(shapes):
 
 
 def test_string_option_and_untagged_fields(shapes):
-    value = shapes.Options(count=42, flag=True, ratio=1.0, no_tag="x", hidden="never")
+    value = shapes.Options(count=42, flag=True, ratio=1.0, no_tag="x")
     assert value.to_json() == b'{"count":"42","flag":"true","ratio":1,"NoTag":"x"}'
     decoded = shapes.Options.from_json(b'{"count":"7","flag":"false","ratio":2.5,"Hidden":"h","-":"x"}')
     assert (decoded.count, decoded.flag, decoded.ratio) == (7, False, 2.5)
@@ -215,3 +215,11 @@ def test_example_frobber_round_trips_byte_for_byte():
     assert Frobber.from_json(document).to_json() == document
     assert Frobber().api_version == "example.kgen.dev/v1" and Frobber().kind == "Frobber"
     assert Frobber.__kgen_group_version_kind__ == ("example.kgen.dev", "v1", "Frobber")
+
+
+def test_python_constructors_reject_unknown_names_while_decoding_ignores_them(shapes):
+    with pytest.raises(ValidationError, match="Options has no field colour"):
+        shapes.Options(colour="red")
+    with pytest.raises(ValidationError, match="Inner has no field m"):
+        shapes.Plain(st={"m": 1})
+    assert shapes.Options.from_json(b'{"colour":"red"}') == shapes.Options()

@@ -24,6 +24,7 @@ from .models import (
     FrobberClassList,
 )
 from . import deepcopy as _deepcopy  # noqa: F401  (registers itself on import)
+from . import register as _register  # noqa: F401  (registers itself on import)
 
 __all__ = [
     "Frobber",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kgen.diagnostics import Diagnostics
-from kgen.generators import conversion, deepcopy, defaulters, models
+from kgen.generators import conversion, deepcopy, defaulters, models, scheme
 from kgen.generators.options import GeneratorOptions
 from kgen.ir.model import Universe
 from kgen.render import GeneratedFile
@@ -22,12 +22,14 @@ GENERATORS: dict[str, Generator] = {
     deepcopy.NAME: deepcopy.generate,
     defaulters.NAME: defaulters.generate,
     conversion.NAME: conversion.generate,
+    scheme.NAME: scheme.generate,
 }
 
 #: Checks that run before any generator: problems a generator would meet, as diagnostics.
 CHECKS: dict[str, Callable[[Universe, Diagnostics], None]] = {
     defaulters.NAME: defaulters.check,
     conversion.NAME: conversion.check,
+    scheme.NAME: scheme.check,
 }
 
 #: Names users may already pass; their generators arrive in later releases.

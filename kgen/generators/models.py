@@ -16,11 +16,12 @@ from kgen.render import GeneratedFile, render_python
 from kgen.render.pystable import LINE_LENGTH
 
 NAME = "models"
-#: Generators whose per-package module registers itself on import, and when a package has one.
+#: Generators whose per-package module registers itself on import: (module, whether a package has one).
 REGISTERING_MODULES = {
-    "deepcopy": lambda universe, package: any(t.kind == "struct" for t in package.types),
-    "defaulters": lambda universe, package: _has_module("defaulters", universe, package),
-    "conversion": lambda universe, package: _has_module("conversion", universe, package),
+    "deepcopy": ("deepcopy", lambda universe, package: any(t.kind == "struct" for t in package.types)),
+    "defaulters": ("defaulters", lambda universe, package: _has_module("defaulters", universe, package)),
+    "conversion": ("conversion", lambda universe, package: _has_module("conversion", universe, package)),
+    "scheme": ("register", lambda universe, package: _has_module("scheme", universe, package)),
 }
 
 
@@ -342,8 +343,8 @@ def _named_refs(ref: TypeRef) -> list[TypeRef]:
 def _init_file(universe: Universe, package: Package, options: GeneratorOptions) -> GeneratedFile:
     exported = [t.python_name for t in package.types if t.kind != "python"]
     registering = [
-        generator
-        for generator, has_module in REGISTERING_MODULES.items()
+        module
+        for generator, (module, has_module) in REGISTERING_MODULES.items()
         if generator in options.generators and has_module(universe, package)
     ]
     return render_python(

@@ -57,7 +57,7 @@ def generator_of(content: str | bytes) -> str | None:
 
 @lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
@@ -65,6 +65,8 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
         autoescape=False,
     )
+    environment.filters["zip"] = lambda left, right: list(zip(left, right))
+    return environment
 
 
 def render_template(name: str, **view: Any) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Self
 
 import annotated_types
-from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, ValidationInfo, model_validator
 from pydantic_core import core_schema
 
 from kgen.runtime import gojson
@@ -45,7 +45,11 @@ __all__ = [
     "unquote_string_option",
     "finish_models",
     "decode_value",
+    "DECODE",
 ]
+
+#: Validation context of every decoding path: unknown fields are ignored, as Go does.
+DECODE = {"kgen": "decode"}
 
 Int8 = Annotated[int, annotated_types.Interval(ge=-(2**7), le=2**7 - 1)]
 Int16 = Annotated[int, annotated_types.Interval(ge=-(2**15), le=2**15 - 1)]
@@ -88,21 +92,41 @@ class Model(BaseModel):
     #: every field whose zero value is not None (computed when the class is created).
     __kgen_nonnull__: ClassVar[frozenset[str]] = frozenset()
 
+    #: Every Python and JSON name of the class's fields.
+    __kgen_names__: ClassVar[frozenset[str]] = frozenset()
+
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
+        nonnull: set[str] = set()
         names: set[str] = set()
         for name, info in cls.model_fields.items():
+            names.add(name)
+            if info.alias:
+                names.add(info.alias)
             if info.default is not None or info.default_factory is not None:
-                names.add(name)
+                nonnull.add(name)
                 if info.alias:
-                    names.add(info.alias)
-        cls.__kgen_nonnull__ = frozenset(names)
+                    nonnull.add(info.alias)
+        cls.__kgen_nonnull__ = frozenset(nonnull)
+        cls.__kgen_names__ = frozenset(names)
+
 
     @model_validator(mode="before")
     @classmethod
-    def _go_null_means_zero(cls, data: Any) -> Any:
-        if type(data) is dict and None in data.values():
+    def _go_null_means_zero(cls, data: Any, info: ValidationInfo) -> Any:
+        if type(data) is not dict:
+            return data
+        if info.context is None:
+            # Built from Python: a name that is no field is a mistake. Decoding (which passes
+            # DECODE as context) ignores unknown fields, as Go does.
+            unknown = data.keys() - cls.__kgen_names__
+            if unknown:
+                raise ValueError(
+                    f"{cls.__name__} has no field {', '.join(sorted(unknown))} "
+                    f"(fields: {', '.join(cls.model_fields)})"
+                )
+        if None in data.values():
             nonnull = cls.__kgen_nonnull__
             data = {k: v for k, v in data.items() if v is not None or k not in nonnull}
         return data
@@ -118,12 +142,12 @@ class Model(BaseModel):
     @classmethod
     def from_json(cls, data: str | bytes) -> Self:
         """Decode JSON as the API server does; type mismatches are errors, as in Go."""
-        return cls.model_validate_json(data, strict=True, by_alias=True, by_name=False)
+        return cls.model_validate_json(data, strict=True, by_alias=True, by_name=False, context=DECODE)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
         """Decode already-parsed JSON data (for example from a YAML document)."""
-        return cls.model_validate(data, by_alias=True, by_name=False)
+        return cls.model_validate(data, by_alias=True, by_name=False, context=DECODE)
 
     def deep_copy(self) -> Self:
         """A deep copy that shares nothing mutable with this object and skips validation."""
@@ -245,7 +269,7 @@ def _adapter(annotation: Any) -> TypeAdapter:
 
 def decode_value(annotation: Any, data: Any) -> Any:
     """Decode JSON data (a `+default` value) as a field of this annotation; a fresh value each call."""
-    return _adapter(annotation).validate_python(data, by_alias=True, by_name=False)
+    return _adapter(annotation).validate_python(data, by_alias=True, by_name=False, context=DECODE)
 
 
 _zero_cache: dict[type, Any] = {}

@@ -27,6 +27,7 @@ from .models import (
 from . import deepcopy as _deepcopy  # noqa: F401  (registers itself on import)
 from . import defaulters as _defaulters  # noqa: F401  (registers itself on import)
 from . import conversion as _conversion  # noqa: F401  (registers itself on import)
+from . import register as _register  # noqa: F401  (registers itself on import)
 
 __all__ = [
     "FrobberClass",

@@ -1,0 +1,357 @@
+"""The Scheme: kinds by GroupVersionKind, their defaulters, conversions and storage version.
+
+Generated `register.py` modules add each group/version to `SCHEME` (the process-wide
+scheme, as client-go has one) when their package is imported; tests and servers can
+build their own `Scheme()` and call `add_to_scheme(scheme)` of each package.
+
+The request flow of the API change guide: `decode` reads apiVersion/kind, decodes with
+field validation (Strict, Warn or Ignore) and applies defaults; `convert` goes through
+the internal version; `encode` writes any served version. Errors are `APIError`
+values with `to_status()`, the API's Status kind.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from kgen.runtime.conversion import DEFAULT_SCOPE, Scope
+from kgen.runtime.model import DECODE
+
+INTERNAL_VERSION = "__internal"
+
+
+class FieldValidation(str, enum.Enum):
+    """What to do with unknown and duplicate fields (the API server's fieldValidation)."""
+
+    STRICT = "Strict"
+    WARN = "Warn"
+    IGNORE = "Ignore"
+
+
+@dataclass(frozen=True, order=True)
+class GroupVersion:
+    group: str
+    version: str
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @classmethod
+    def parse(cls, api_version: str) -> GroupVersion:
+        group, _, version = api_version.rpartition("/")
+        return cls(group, version)
+
+
+@dataclass(frozen=True, order=True)
+class GroupVersionKind:
+    group: str
+    version: str
+    kind: str
+
+    @property
+    def group_version(self) -> GroupVersion:
+        return GroupVersion(self.group, self.version)
+
+    def __str__(self) -> str:
+        return f"{self.group_version.api_version}, Kind={self.kind}"
+
+
+@dataclass
+class StatusCause:
+    type: str
+    message: str
+    field: str = ""
+
+
+class APIError(Exception):
+    """An error the API reports as a Status: HTTP code, reason, message and causes."""
+
+    def __init__(self, code: int, reason: str, message: str, causes: list[StatusCause] | None = None):
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.causes = causes or []
+        super().__init__(message)
+
+    def to_status(self):
+        """This error as a metav1.Status object."""
+        from kgen.runtime.apimachinery.meta.v1.models import Status, StatusCause as Cause, StatusDetails
+
+        details = StatusDetails(causes=[Cause(reason=c.type, message=c.message, field=c.field) for c in self.causes])
+        return Status(
+            kind="Status",
+            api_version="v1",
+            status="Failure",
+            message=self.message,
+            reason=self.reason,
+            code=self.code,
+            details=details if self.causes else None,
+        )
+
+
+def bad_request(message: str, causes: list[StatusCause] | None = None) -> APIError:
+    return APIError(400, "BadRequest", message, causes)
+
+
+@dataclass
+class DecodeResult:
+    """A decoded, defaulted object and the warnings decoding produced (Warn mode)."""
+
+    object: Any
+    gvk: GroupVersionKind
+    warnings: list[str] = field(default_factory=list)
+
+
+class Scheme:
+    """Registered kinds and how to default and convert them."""
+
+    def __init__(self) -> None:
+        self._types: dict[GroupVersionKind, type] = {}
+        self._kinds: dict[type, GroupVersionKind] = {}
+        self._defaulters: dict[type, Callable[[Any], None]] = {}
+        self._to_internal: dict[type, Callable[..., Any]] = {}
+        self._from_internal: dict[tuple[type, GroupVersion], Callable[..., Any]] = {}
+        self._storage: dict[tuple[str, str], str] = {}
+
+    # -- registration (called by generated register.py modules) ---------------------
+
+    def add_kinds(
+        self, group_version: GroupVersion, kinds: Mapping[str, type], storage: tuple[str, ...] = ()
+    ) -> None:
+        for kind, cls in kinds.items():
+            gvk = GroupVersionKind(group_version.group, group_version.version, kind)
+            self._types[gvk] = cls
+            self._kinds[cls] = gvk
+        for kind in storage:
+            self._storage[(group_version.group, kind)] = group_version.version
+
+    def add_defaulters(self, defaulters: Mapping[type, Callable[[Any], None]]) -> None:
+        self._defaulters.update(defaulters)
+
+    def add_conversions(
+        self,
+        group_version: GroupVersion,
+        to_internal: Mapping[type, Callable[..., Any]],
+        from_internal: Mapping[type, Callable[..., Any]],
+    ) -> None:
+        self._to_internal.update(to_internal)
+        for internal_cls, function in from_internal.items():
+            self._from_internal[(internal_cls, group_version)] = function
+
+    # -- lookups --------------------------------------------------------------------------
+
+    def kind_of(self, obj_or_cls: Any) -> GroupVersionKind:
+        cls = obj_or_cls if isinstance(obj_or_cls, type) else type(obj_or_cls)
+        try:
+            return self._kinds[cls]
+        except KeyError:
+            raise APIError(500, "InternalError", f"{cls.__name__} is not registered in the scheme") from None
+
+    def type_for(self, gvk: GroupVersionKind) -> type:
+        try:
+            return self._types[gvk]
+        except KeyError:
+            raise bad_request(
+                f'no kind "{gvk.kind}" is registered for version "{gvk.group_version.api_version}" in the scheme'
+            ) from None
+
+    def storage_version(self, group: str, kind: str) -> GroupVersion:
+        try:
+            return GroupVersion(group, self._storage[(group, kind)])
+        except KeyError:
+            raise APIError(500, "InternalError", f"no storage version is registered for {kind} in {group}") from None
+
+    def served_versions(self, group: str, kind: str) -> list[GroupVersion]:
+        return sorted(
+            gvk.group_version
+            for gvk in self._types
+            if gvk.group == group and gvk.kind == kind and gvk.version != INTERNAL_VERSION
+        )
+
+    # -- the request flow -------------------------------------------------------------------
+
+    def default(self, obj: Any) -> Any:
+        """Apply the object's defaulter, if it has one; returns the object."""
+        defaulter = self._defaulters.get(type(obj))
+        if defaulter is not None:
+            defaulter(obj)
+        return obj
+
+    def decode(
+        self,
+        data: bytes | str,
+        field_validation: FieldValidation | str = FieldValidation.STRICT,
+        default: bool = True,
+    ) -> DecodeResult:
+        """Decode a serialized object of any registered kind, check its fields, default it."""
+        mode = FieldValidation(field_validation)
+        raw = data.encode() if isinstance(data, str) else data
+        try:
+            document = json.loads(raw, object_pairs_hook=_PairsDict)
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise bad_request(f"invalid JSON: {err}") from None
+        if not isinstance(document, dict):
+            raise bad_request("the object must be a JSON object")
+        api_version, kind = document.get("apiVersion"), document.get("kind")
+        if not isinstance(kind, str) or not kind:
+            raise bad_request(f"Object 'Kind' is missing in '{_excerpt(raw)}'")
+        if not isinstance(api_version, str) or not api_version:
+            raise bad_request(f"Object 'apiVersion' is missing in '{_excerpt(raw)}'")
+        group_version = GroupVersion.parse(api_version)
+        gvk = GroupVersionKind(group_version.group, group_version.version, kind)
+        cls = self.type_for(gvk)
+        warnings: list[str] = []
+        if mode is not FieldValidation.IGNORE:
+            problems = field_problems(cls, document)
+            if problems and mode is FieldValidation.STRICT:
+                raise bad_request(
+                    "strict decoding error: " + ", ".join(problems),
+                    [StatusCause("FieldValueInvalid", p) for p in problems],
+                )
+            warnings = problems
+        try:
+            obj = cls.model_validate_json(raw, strict=True, by_alias=True, by_name=False, context=DECODE)
+        except ValidationError as err:
+            causes = [
+                StatusCause("FieldValueInvalid", e["msg"], _json_path(e["loc"])) for e in err.errors(include_url=False)
+            ]
+            raise bad_request(
+                f"{kind} in version \"{group_version.version}\" cannot be handled as a {kind}: "
+                + "; ".join(f"{c.field}: {c.message}" if c.field else c.message for c in causes),
+                causes,
+            ) from None
+        if default:
+            self.default(obj)
+        return DecodeResult(obj, gvk, warnings)
+
+    def to_internal(self, obj: Any, scope: Scope = DEFAULT_SCOPE) -> Any:
+        """The object in its group's internal version."""
+        gvk = self.kind_of(obj)
+        if gvk.version == INTERNAL_VERSION:
+            return obj.deep_copy()
+        try:
+            return self._to_internal[type(obj)](obj, scope)
+        except KeyError:
+            raise APIError(500, "InternalError", f"no conversion from {gvk} to the internal version") from None
+
+    def convert(self, obj: Any, api_version: str, scope: Scope = DEFAULT_SCOPE) -> Any:
+        """The object in another version of its group, through the internal version."""
+        source = self.kind_of(obj)
+        target = GroupVersion.parse(api_version)
+        if target.group != source.group:
+            raise bad_request(f"cannot convert {source} to {api_version}: a different group")
+        if target.version == source.version:
+            return obj.deep_copy()
+        internal = self.to_internal(obj, scope)
+        if target.version == INTERNAL_VERSION:
+            return internal
+        try:
+            convert = self._from_internal[(type(internal), target)]
+        except KeyError:
+            raise bad_request(f"{source.kind} is not served in version {api_version}") from None
+        return convert(internal, scope)
+
+    def encode(self, obj: Any, api_version: str | None = None) -> bytes:
+        """The object as JSON, in `api_version` (internal objects need one: never served as is)."""
+        gvk = self.kind_of(obj)
+        if api_version is None and gvk.version == INTERNAL_VERSION:
+            raise APIError(500, "InternalError", f"{gvk.kind} is internal: encode it in a served version")
+        if api_version is not None and GroupVersion.parse(api_version) != gvk.group_version:
+            obj = self.convert(obj, api_version)
+        return obj.to_json()
+
+
+SCHEME = Scheme()
+"""The process-wide scheme that generated packages register themselves in when imported."""
+
+
+# -- strict field validation --------------------------------------------------------------
+
+
+class _PairsDict(dict):
+    """A JSON object that remembers keys given more than once."""
+
+    def __init__(self, pairs: list[tuple[str, Any]]):
+        super().__init__(pairs)
+        seen: set[str] = set()
+        self.duplicates = [k for k, _ in pairs if k in seen or seen.add(k)]
+
+
+def field_problems(cls: type, document: Any) -> list[str]:
+    """Unknown and duplicate fields of a decoded JSON document, as the API server words them."""
+    problems: list[str] = []
+    _walk_model(cls, document, "", problems)
+    return problems
+
+
+def _walk_model(cls: type, value: Any, path: str, problems: list[str]) -> None:
+    if not isinstance(value, dict):
+        return
+    for key in dict.fromkeys(getattr(value, "duplicates", ())):
+        problems.append(f'duplicate field "{_join(path, key)}"')
+    fields = _json_fields(cls)
+    for key, item in value.items():
+        annotation = fields.get(key)
+        if annotation is None:
+            problems.append(f'unknown field "{_join(path, key)}"')
+        else:
+            _walk_value(annotation, item, _join(path, key), problems)
+
+
+def _walk_value(annotation: Any, value: Any, path: str, problems: list[str]) -> None:
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        _walk_value(typing.get_args(annotation)[0], value, path, problems)
+    elif origin in (typing.Union, types.UnionType):
+        for option in typing.get_args(annotation):
+            if option is not type(None):
+                _walk_value(option, value, path, problems)
+    elif origin is list and isinstance(value, list):
+        (item,) = typing.get_args(annotation)
+        for index, element in enumerate(value):
+            _walk_value(item, element, f"{path}[{index}]", problems)
+    elif origin is dict and isinstance(value, dict):
+        _, item = typing.get_args(annotation)
+        for key in dict.fromkeys(getattr(value, "duplicates", ())):
+            problems.append(f'duplicate field "{path}[{key}]"')
+        for key, element in value.items():
+            _walk_value(item, element, f"{path}[{key}]", problems)
+    elif isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        _walk_model(annotation, value, path, problems)
+
+
+_FIELDS_CACHE: dict[type, dict[str, Any]] = {}
+
+
+def _json_fields(cls: type) -> dict[str, Any]:
+    fields = _FIELDS_CACHE.get(cls)
+    if fields is None:
+        cls.model_rebuild()
+        fields = {(info.alias or name): info.annotation for name, info in cls.model_fields.items()}
+        _FIELDS_CACHE[cls] = fields
+    return fields
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _json_path(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _excerpt(raw: bytes) -> str:
+    text = raw.decode("utf-8", "replace")
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -1,0 +1,58 @@
+"""Semantic equality, as the API change guide's apiequality compares objects.
+
+Unlike `==`: Quantities compare by value (`1Gi` equals `1024Mi`), times by instant, and a
+nil slice or map equals an empty one, so round-trip tests do not fail on differences of
+representation that the API does not consider differences.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel
+
+from kgen.runtime.quantity import Quantity
+from kgen.runtime.rawjson import _RawJSON
+
+
+def semantic_equal(a: Any, b: Any) -> bool:
+    """Whether two API values are equal in meaning."""
+    if a is b:
+        return True
+    if isinstance(a, BaseModel) or isinstance(b, BaseModel):
+        if type(a) is not type(b):
+            return False
+        return all(semantic_equal(a.__dict__[name], b.__dict__[name]) for name in type(a).model_fields)
+    if isinstance(a, Quantity) and isinstance(b, Quantity):
+        return a.value == b.value
+    if isinstance(a, datetime) and isinstance(b, datetime):
+        return a == b
+    if isinstance(a, _RawJSON) and isinstance(b, _RawJSON):
+        return type(a) is type(b) and a.raw == b.raw
+    empty = (None, [], {})
+    if (a is None or isinstance(a, (list, dict))) and (b is None or isinstance(b, (list, dict))):
+        if a in empty and b in empty:
+            return True
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(semantic_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(semantic_equal(a[k], b[k]) for k in a)
+    return a == b
+
+
+def semantic_diff(a: Any, b: Any, path: str = "") -> list[str]:
+    """Where two values differ semantically (field paths), for test failure messages."""
+    if semantic_equal(a, b):
+        return []
+    if isinstance(a, BaseModel) and type(a) is type(b):
+        out: list[str] = []
+        for name, info in type(a).model_fields.items():
+            key = info.alias or name
+            out += semantic_diff(a.__dict__[name], b.__dict__[name], f"{path}.{key}" if path else key)
+        return out
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b)) for d in semantic_diff(x, y, f"{path}[{i}]")]
+    if isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys():
+        return [d for k in a for d in semantic_diff(a[k], b[k], f"{path}[{k}]")]
+    return [f"{path or '<root>'}: {a!r} != {b!r}"]
