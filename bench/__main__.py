@@ -10,11 +10,20 @@ REPO = Path(__file__).resolve().parent.parent
 
 def main(argv: list[str]) -> None:
     sys.path.insert(0, str(REPO))
-    which = argv or ["runtime", "generation"]
+    which = argv or ["runtime", "conversion", "generation"]
     if "runtime" in which:
         from bench import runtime
 
         print("\n".join(runtime.run()), flush=True)
+    if "conversion" in which:
+        from bench import conversion
+        from kgen import pipeline
+        from kgen.generators import GENERATORS
+        from kgen.options import resolve_options
+
+        options = resolve_options(config_path=REPO / "pyproject.toml", registered=tuple(GENERATORS))
+        universe, _ = pipeline.build(options)
+        print("\n".join(conversion.run(universe)), flush=True)
     if "generation" in which:
         from bench import generation
 

@@ -21,6 +21,8 @@ from kgen.ir.names import enum_constants, python_attribute, snake_case
         ("HTTPGet", "http_get"),
         ("x-kubernetes-list-type", "x_kubernetes_list_type"),
         ("$ref", "ref"),
+        ("fieldsV1", "fields_v1"),
+        ("apiVersionV2Beta", "api_version_v2_beta"),
     ],
 )
 def test_snake_case(json_name, python):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kgen.diagnostics import Diagnostics
-from kgen.generators import conversion, deepcopy, defaulters, models, scheme
+from kgen.generators import conversion, deepcopy, defaulters, models, scheme, strategies
 from kgen.generators.options import GeneratorOptions
 from kgen.ir.model import Universe
 from kgen.render import GeneratedFile
@@ -23,6 +23,7 @@ GENERATORS: dict[str, Generator] = {
     defaulters.NAME: defaulters.generate,
     conversion.NAME: conversion.generate,
     scheme.NAME: scheme.generate,
+    strategies.NAME: strategies.generate,
 }
 
 #: Checks that run before any generator: problems a generator would meet, as diagnostics.

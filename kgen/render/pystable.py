@@ -27,6 +27,7 @@ def format_known_shape(source: str) -> str | None:
     lines = source.split("\n")
     out: list[str] = []
     in_string = False
+    depth = 0  # open brackets before this line: a line inside brackets is no statement of its own
     for line in lines:
         if line != line.rstrip():
             return None
@@ -35,6 +36,8 @@ def format_known_shape(source: str) -> str | None:
             out.append(line)  # inside a triple-quoted string: content, never reformatted
             in_string = quotes % 2 == 0
             continue
+        line_depth = depth
+        depth += _bracket_balance(line)
         if quotes % 2 == 1:
             in_string = True
             if len(line) > LINE_LENGTH and line.lstrip().startswith('"""'):
@@ -43,7 +46,7 @@ def format_known_shape(source: str) -> str | None:
         if len(line) <= LINE_LENGTH:
             out.append(line)
             continue
-        if quotes or not _is_simple_statement(line):
+        if quotes or line_depth or not _is_simple_statement(line):
             if quotes == 2 and line.lstrip().startswith('"""') and line.endswith('"""'):
                 out.append(line)  # a one-line string statement: black cannot split it
                 continue
@@ -55,6 +58,23 @@ def format_known_shape(source: str) -> str | None:
     if in_string:
         return None
     return "\n".join(out)
+
+
+def _bracket_balance(line: str) -> int:
+    """Opened minus closed brackets on a line, outside double-quoted strings."""
+    balance = 0
+    in_string = False
+    previous = ""
+    for ch in line:
+        if ch == '"' and previous != "\\":
+            in_string = not in_string
+        elif not in_string:
+            if ch in "([{":
+                balance += 1
+            elif ch in ")]}":
+                balance -= 1
+        previous = ch
+    return balance
 
 
 def _is_simple_statement(line: str) -> bool:

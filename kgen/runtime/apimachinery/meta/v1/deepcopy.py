@@ -60,8 +60,8 @@ def deep_copy_OwnerReference(src: OwnerReference) -> OwnerReference:
 def deep_copy_ManagedFieldsEntry(src: ManagedFieldsEntry) -> ManagedFieldsEntry:
     """A deep copy of a ManagedFieldsEntry: shares no mutable value with `src`."""
     values = src.__dict__.copy()
-    if (value := values["fields_v_1"]) is not None:
-        values["fields_v_1"] = value.deep_copy()
+    if (value := values["fields_v1"]) is not None:
+        values["fields_v1"] = value.deep_copy()
     return _construct(ManagedFieldsEntry, values, src.__pydantic_fields_set__.copy())
 
 

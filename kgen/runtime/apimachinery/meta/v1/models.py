@@ -281,7 +281,7 @@ class ManagedFieldsEntry(_Model):
     fields_type: str = _Field("", alias="fieldsType")
     """FieldsType is the discriminator for the different fields format and version.
     There is currently only one possible value: "FieldsV1" """
-    fields_v_1: _FieldsV1 | None = _Field(None, alias="fieldsV1")
+    fields_v1: _FieldsV1 | None = _Field(None, alias="fieldsV1")
     """FieldsV1 holds the first JSON version format as described in the "FieldsV1" type."""
     subresource: str = ""
     """Subresource is the name of the subresource used to update that object, or
@@ -306,7 +306,7 @@ class ManagedFieldsEntry(_Model):
         value = values["fields_type"]
         if value:
             out["fieldsType"] = value
-        value = values["fields_v_1"]
+        value = values["fields_v1"]
         if value is not None:
             out["fieldsV1"] = value.to_json()
         value = values["subresource"]
