@@ -117,3 +117,20 @@ def test_int_or_string():
         IntOrString(2**31)
     with pytest.raises(ValueError):
         IntOrString(True)
+
+
+def test_copy_json_is_deep_and_handles_non_json_values():
+    from kgen.runtime.rawjson import copy_json
+
+    data = {"a": [1, {"b": None, "c": True}], "d": 1.5, "e": "x"}
+    copied = copy_json(data)
+    assert copied == data
+    copied["a"][1]["b"] = "changed"
+    assert data["a"][1]["b"] is None
+
+    class Custom:
+        pass
+
+    unusual = {"obj": Custom(), "list": [1]}
+    copied = copy_json(unusual)
+    assert copied["obj"] is not unusual["obj"] and copied["list"] == [1] and copied["list"] is not unusual["list"]

@@ -2,19 +2,36 @@
 
 from __future__ import annotations
 
+import copy
+import marshal
 from typing import Any
 
 from pydantic_core import core_schema
 
 
 def copy_json(value: Any) -> Any:
-    """A deep copy of JSON data (dicts, lists, scalars), much faster than copy.deepcopy."""
+    """A deep copy of JSON data (dicts, lists, scalars), much faster than copy.deepcopy.
+
+    marshal round-trips exactly the JSON types, in C; anything else a caller put in the
+    data (marshal refuses it) is copied field by field instead."""
+    if type(value) is dict or type(value) is list:
+        try:
+            return _loads(_dumps(value))
+        except ValueError:
+            return _copy_recursive(value)
+    return value
+
+
+_dumps, _loads = marshal.dumps, marshal.loads
+
+
+def _copy_recursive(value: Any) -> Any:
     kind = type(value)
     if kind is dict:
-        return {k: copy_json(v) if type(v) in (dict, list) else v for k, v in value.items()}
+        return {k: _copy_recursive(v) for k, v in value.items()}
     if kind is list:
-        return [copy_json(v) if type(v) in (dict, list) else v for v in value]
-    return value
+        return [_copy_recursive(v) for v in value]
+    return copy.deepcopy(value)
 
 
 class _RawJSON:
@@ -35,7 +52,9 @@ class _RawJSON:
         return self.raw is None
 
     def deep_copy(self):
-        return type(self)(copy_json(self.raw))
+        copied = object.__new__(type(self))
+        copied.raw = copy_json(self.raw)
+        return copied
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, _RawJSON):
