@@ -25,6 +25,12 @@ class Position:
     line: int = 0
     col: int = 0
 
+    @classmethod
+    def parse(cls, text: str) -> Position:
+        """The inverse of str(): `path:line:col` (as the IR records positions)."""
+        path, line, col = text.rsplit(":", 2)
+        return cls(path, int(line), int(col))
+
     def __str__(self) -> str:
         if self.line <= 0:
             return self.path

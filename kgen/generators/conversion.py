@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from kgen.diagnostics import Diagnostics, Position
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
-from kgen.generators.python import ModuleContext, underlying
+from kgen.generators.python import ModuleContext, package_file, package_sources, underlying
 from kgen.hooks import HookFunction, check_arity
 from kgen.ir.model import Field, Package, TypeDef, TypeRef, Universe
 from kgen.render import GeneratedFile, render_python
@@ -202,10 +202,6 @@ def _skipped(field: Field) -> bool:
     )
 
 
-def _position(text: str) -> Position:
-    path, line, col = text.rsplit(":", 2)
-    return Position(path, int(line), int(col))
-
 
 def _plan(universe: Universe, pair: Pair) -> tuple[ModuleContext, list[Direction]]:
     context = ModuleContext(universe, pair.external, NAME)
@@ -221,7 +217,7 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
             hook = pair.external.hook("conversion", direction.hook_name)
             if hook is not None:
                 check_arity(
-                    HookFunction(hook.module, hook.name, hook.parameters, hook.flexible, _position(hook.position)),
+                    HookFunction(hook.module, hook.name, hook.parameters, hook.flexible, Position.parse(hook.position)),
                     3, f"{direction.hook_name}(src, dst, scope)", diagnostics,
                 )  # fmt: skip
                 continue
@@ -229,7 +225,7 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
                 continue
             anchor = direction.source if direction.source_version != INTERNAL else direction.target
             diagnostics.error(
-                _position(anchor.position),
+                Position.parse(anchor.position),
                 f"converting {direction.source_version} {direction.source.name} to {direction.target_version} "
                 f"{direction.target.name} needs a hand-written hook: "
                 + "; ".join(direction.problems)
@@ -291,10 +287,8 @@ def _file(universe: Universe, pair: Pair) -> GeneratedFile:
     roots = [(e.python_name, f"{internal_models}.{i.python_name}") for e, i in pair.types if e.is_kind or e.is_list]
     scope = context.python_class("kgen.runtime.conversion:Scope")
     default_scope = context.python_class("kgen.runtime.conversion:DEFAULT_SCOPE")
-    sources = tuple(f"{pair.external.import_path}/{f.rsplit('/', 1)[-1]}".lstrip("/") for f in pair.external.files)
-    if hooks_module:
-        sources += (f"{pair.external.import_path}/conversion.py",)
-    path = f"{pair.external.output_dir}/conversion.py" if pair.external.output_dir else "conversion.py"
+    sources = package_sources(pair.external, *(["conversion.py"] if hooks_module else []))
+    path = package_file(pair.external, "conversion.py")
     return render_python(
         "conversion/conversion.py.j2",
         path,

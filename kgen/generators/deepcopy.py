@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from kgen.generators.models import docstring, ordered_types
 from kgen.generators.options import GeneratorOptions
-from kgen.generators.python import ModuleContext, nullable, py_string, underlying
+from kgen.generators.python import ModuleContext, nullable, package_file, package_sources, py_string, underlying
 from kgen.ir.model import Package, TypeDef, TypeRef, Universe
 from kgen.render import GeneratedFile, render_python
 from kgen.runtime.model import SNIPPETS
@@ -44,8 +44,8 @@ def _file(universe: Universe, package: Package, structs: list[TypeDef]) -> Gener
     for name in ("construct", "register_deep_copy"):
         context.runtime(name)
     copies = [_copy_view(context, t) for t in structs]
-    sources = tuple(f"{package.import_path}/{f.rsplit('/', 1)[-1]}".lstrip("/") for f in package.files)
-    path = f"{package.output_dir}/deepcopy.py" if package.output_dir else "deepcopy.py"
+    sources = package_sources(package)
+    path = package_file(package, "deepcopy.py")
     return render_python(
         "deepcopy/deepcopy.py.j2",
         path,

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from kgen.diagnostics import Diagnostics, Position
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
-from kgen.generators.python import ModuleContext, py_string, underlying
+from kgen.generators.python import ModuleContext, package_file, package_sources, py_string, underlying
 from kgen.hooks import HookFunction, check_arity
 from kgen.ir.model import Field, Hook, Package, TypeDef, TypeRef, Universe
 from kgen.render import GeneratedFile, render_python
@@ -39,10 +39,6 @@ class DefaulterView:
     doc: str
     statements: list[str]
 
-
-def _position(text: str) -> Position:
-    path, line, col = text.rsplit(":", 2)
-    return Position(path, int(line), int(col))
 
 
 def hooks_by_type(package: Package) -> dict[str, tuple[Hook | None, list[Hook]]]:
@@ -74,13 +70,13 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
                 continue
             if hook.name not in matched:
                 diagnostics.warning(
-                    _position(hook.position),
+                    Position.parse(hook.position),
                     f"{hook.name} matches no type of package {package.import_path}, so it is never called; "
                     f"defaulting hooks are named set_defaults_<Type> or set_defaults_<Type>_<suffix>",
                 )
                 continue
             check_arity(
-                HookFunction(hook.module, hook.name, hook.parameters, hook.flexible, _position(hook.position)),
+                HookFunction(hook.module, hook.name, hook.parameters, hook.flexible, Position.parse(hook.position)),
                 1, f"{hook.name}(obj)", diagnostics,
             )  # fmt: skip
         for typedef in package.types:
@@ -90,7 +86,7 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
                 problem = default_problem(universe, field.type, field.default)
                 if problem:
                     diagnostics.error(
-                        _position(field.position),
+                        Position.parse(field.position),
                         f"default {json.dumps(field.default)} for field {typedef.name}.{field.go_name} ({field.type}) {problem}",
                     )
 
@@ -226,10 +222,8 @@ def _file(universe: Universe, package: Package, structs: list[TypeDef], plan: _P
         context.imports[(package.hooks_module, "defaults")] = hooks_alias
     views = [_view(context, t, hooks.get(t.python_name), hooks_alias, plan) for t in structs]
     roots = [t.python_name for t in structs if t.is_kind or t.is_list]
-    sources = tuple(f"{package.import_path}/{f.rsplit('/', 1)[-1]}".lstrip("/") for f in package.files)
-    if hooks_alias:
-        sources += (f"{package.import_path}/defaults.py",)
-    path = f"{package.output_dir}/defaulters.py" if package.output_dir else "defaulters.py"
+    sources = package_sources(package, *(["defaults.py"] if hooks_alias else []))
+    path = package_file(package, "defaulters.py")
     return render_python(
         "defaulters/defaulters.py.j2",
         path,

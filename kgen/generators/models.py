@@ -10,7 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kgen.generators.options import GeneratorOptions
-from kgen.generators.python import ModuleContext, nullable, py_string, underlying, zero_value
+from kgen.generators.python import (
+    ModuleContext,
+    nullable,
+    package_file,
+    package_sources,
+    py_string,
+    underlying,
+    zero_value,
+)
 from kgen.ir.model import Field, Package, TypeDef, TypeRef, Universe
 from kgen.render import GeneratedFile, render_python
 from kgen.render.pystable import LINE_LENGTH
@@ -110,14 +118,6 @@ def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFil
     return files
 
 
-def _sources(package: Package) -> tuple[str, ...]:
-    return tuple(f"{package.import_path}/{f.rsplit('/', 1)[-1]}".lstrip("/") for f in package.files)
-
-
-def _path(package: Package, filename: str) -> str:
-    return f"{package.output_dir}/{filename}" if package.output_dir else filename
-
-
 def _models_file(universe: Universe, package: Package) -> GeneratedFile:
     context = ModuleContext(universe, package, "models")
     context.runtime("Model")
@@ -144,9 +144,9 @@ def _models_file(universe: Universe, package: Package) -> GeneratedFile:
     definitions = [(kind, by_name[name]) for kind, name in order]
     return render_python(
         "models/models.py.j2",
-        _path(package, "models.py"),
+        package_file(package, "models.py"),
         NAME,
-        _sources(package),
+        package_sources(package),
         package=package,
         doc=package.doc,
         imports=context.import_lines(),
@@ -349,9 +349,9 @@ def _init_file(universe: Universe, package: Package, options: GeneratorOptions) 
     ]
     return render_python(
         "models/init.py.j2",
-        _path(package, "__init__.py"),
+        package_file(package, "__init__.py"),
         NAME,
-        _sources(package),
+        package_sources(package),
         package=package,
         doc=package.doc,
         exported=exported,

@@ -38,6 +38,17 @@ def py_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+def package_sources(package: Package, *extra: str) -> tuple[str, ...]:
+    """The sources a generated file names in its header: the package's files by import path."""
+    names = [f.rsplit("/", 1)[-1] for f in package.files] + list(extra)
+    return tuple(f"{package.import_path}/{name}".lstrip("/") for name in names)
+
+
+def package_file(package: Package, filename: str) -> str:
+    """The output path of one of a package's generated files."""
+    return f"{package.output_dir}/{filename}" if package.output_dir else filename
+
+
 def module_parts(package: Package) -> list[str]:
     return [p for p in package.python_package.split(".") if p]
 

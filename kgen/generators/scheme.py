@@ -14,6 +14,7 @@ from kgen.diagnostics import Diagnostics, Position
 from kgen.generators import conversion, defaulters
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
+from kgen.generators.python import package_file, package_sources
 from kgen.ir.model import Package, TypeDef, Universe
 from kgen.render import GeneratedFile, render_python
 from kgen.runtime.scheme import INTERNAL_VERSION
@@ -45,10 +46,6 @@ def storage_kinds(universe: Universe, package: Package) -> list[str]:
     return marked
 
 
-def _position(text: str) -> Position:
-    path, line, col = text.rsplit(":", 2)
-    return Position(path, int(line), int(col))
-
 
 def check(universe: Universe, diagnostics: Diagnostics) -> None:
     """Exactly one storage version per group served in several versions, holding all its kinds."""
@@ -62,7 +59,7 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
         first_kind = next(t for p in packages for t in _kinds(p) if t.is_kind)
         if not storing:
             diagnostics.error(
-                _position(first_kind.position),
+                Position.parse(first_kind.position),
                 f"group {group} is served in versions {', '.join(sorted(p.version for p in packages))} but none is "
                 "its storage version: mark the kinds of one version with +kgen:storageVersion",
             )
@@ -70,7 +67,7 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
         if len(storing) > 1:
             second = marked[storing[1]][0]
             diagnostics.error(
-                _position(second.position),
+                Position.parse(second.position),
                 f"group {group} has more than one storage version ({', '.join(storing)}); exactly one version of a "
                 "group is stored: remove +kgen:storageVersion from all but one",
             )
@@ -81,7 +78,7 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
             for typedef in _kinds(package):
                 if typedef.is_kind and typedef.name not in stored_kinds:
                     diagnostics.error(
-                        _position(typedef.position),
+                        Position.parse(typedef.position),
                         f"{typedef.name} is served in {package.version} but the storage version {storing[0]} of "
                         f"group {group} has no {typedef.name}: it could not be stored",
                     )
@@ -100,8 +97,8 @@ def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFil
         kinds = _kinds(package)
         with_defaulters = "defaulters" in options.generators and defaulters.has_module(universe, package)
         with_conversion = "conversion" in options.generators and conversion.has_module(universe, package)
-        sources = tuple(f"{package.import_path}/{f.rsplit('/', 1)[-1]}".lstrip("/") for f in package.files)
-        path = f"{package.output_dir}/register.py" if package.output_dir else "register.py"
+        sources = package_sources(package)
+        path = package_file(package, "register.py")
         files.append(
             render_python(
                 "scheme/register.py.j2",

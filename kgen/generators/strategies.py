@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
-from kgen.generators.python import ModuleContext, py_string, underlying
+from kgen.generators.python import ModuleContext, package_file, package_sources, py_string, underlying
 from kgen.ir.model import Field, Package, TypeDef, TypeRef, Universe
 from kgen.ir.names import snake_case
 from kgen.render import GeneratedFile, render_python
@@ -73,8 +73,8 @@ def _file(universe: Universe, package: Package, structs: list[TypeDef]) -> Gener
         )
         for t in structs
     ]
-    sources = tuple(f"{package.import_path}/{f.rsplit('/', 1)[-1]}".lstrip("/") for f in package.files)
-    path = f"{package.output_dir}/strategies.py" if package.output_dir else "strategies.py"
+    sources = package_sources(package)
+    path = package_file(package, "strategies.py")
     return render_python(
         "strategies/strategies.py.j2",
         path,
