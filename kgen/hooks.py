@@ -15,6 +15,7 @@ import libcst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from kgen.diagnostics import Diagnostics, Position
+from kgen.ir.model import Hook
 
 HOOK_MODULES = ("defaults", "conversion", "validation")
 
@@ -69,12 +70,12 @@ def read_hook_modules(directory: Path, shown_directory: str, diagnostics: Diagno
     return found
 
 
-def check_arity(hook: HookFunction, count: int, example: str, diagnostics: Diagnostics) -> bool:
+def check_arity(hook: Hook, count: int, example: str, diagnostics: Diagnostics) -> bool:
     """Report a hook whose positional parameters are not exactly `count`."""
     if len(hook.parameters) == count and not hook.flexible:
         return True
     diagnostics.error(
-        hook.position,
+        Position.parse(hook.position),
         f"{hook.name} takes {len(hook.parameters)} required parameter{'s' if len(hook.parameters) != 1 else ''}"
         f"{' and optional ones' if hook.flexible else ''}; kgen calls it as `{example}`, so write `def {example}:`",
     )

@@ -71,7 +71,6 @@ def generate_project(tmp_path, monkeypatch):
 
     Each project gets unique package names, so tests can import many side by side."""
     import importlib
-    import sys
 
     from kgen import pipeline
     from kgen.generators import GENERATORS

@@ -6,7 +6,7 @@ import black
 import pytest
 
 import kgen.pipeline as pipeline_module
-from conftest import REPO, TESTDATA, write_tree
+from conftest import REPO, TESTDATA
 from kgen import pipeline
 from kgen.generators import GENERATORS
 from kgen.ir.build import WELLKNOWN_ROOT

@@ -35,15 +35,10 @@ SERVED = [
 ]
 
 
-class _Named:
-    def __init__(self, name: str):
-        self.python_name = name
-
-
 def strategy(register, kind: str):
     package = register.__name__.rsplit(".", 1)[0]
     strategies = importlib.import_module(f"{package}.strategies")
-    return getattr(strategies, strategy_name(_Named(register.KINDS[kind].__name__)))()
+    return getattr(strategies, strategy_name(register.KINDS[kind].__name__))()
 
 
 def consistent_params(obj):

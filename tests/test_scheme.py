@@ -20,7 +20,6 @@ import generated.example.v1  # noqa: E402,F401
 import generated.example.v1beta1  # noqa: E402,F401
 from generated.example import register as internal_register  # noqa: E402
 from generated.example.v1 import register as v1_register  # noqa: E402
-from generated.example.v1beta1 import register as beta_register  # noqa: E402
 
 V1 = "example.kgen.dev/v1"
 BETA = "example.kgen.dev/v1beta1"

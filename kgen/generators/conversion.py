@@ -24,7 +24,7 @@ from kgen.diagnostics import Diagnostics, Position
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
 from kgen.generators.python import ModuleContext, package_file, package_sources, underlying
-from kgen.hooks import HookFunction, check_arity
+from kgen.hooks import check_arity
 from kgen.ir.model import Field, Package, TypeDef, TypeRef, Universe
 from kgen.render import GeneratedFile, render_python
 
@@ -93,7 +93,18 @@ def hub_of(universe: Universe, package: Package) -> Package | None:
     return candidates[0] if len(candidates) == 1 else None
 
 
+_last_pairs: tuple[Universe, list[Pair]] | None = None
+
+
 def pairs(universe: Universe) -> list[Pair]:
+    """Every versioned package with its hub and the types they share (computed once per universe)."""
+    global _last_pairs
+    if _last_pairs is None or _last_pairs[0] is not universe:
+        _last_pairs = (universe, _find_pairs(universe))
+    return _last_pairs[1]
+
+
+def _find_pairs(universe: Universe) -> list[Pair]:
     found = []
     for package in universe.generated_packages:
         hub = hub_of(universe, package)
@@ -216,10 +227,7 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
         for direction in directions:
             hook = pair.external.hook("conversion", direction.hook_name)
             if hook is not None:
-                check_arity(
-                    HookFunction(hook.module, hook.name, hook.parameters, hook.flexible, Position.parse(hook.position)),
-                    3, f"{direction.hook_name}(src, dst, scope)", diagnostics,
-                )  # fmt: skip
+                check_arity(hook, 3, f"{direction.hook_name}(src, dst, scope)", diagnostics)
                 continue
             if not direction.problems:
                 continue

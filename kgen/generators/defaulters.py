@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from kgen.diagnostics import Diagnostics, Position
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
-from kgen.generators.python import ModuleContext, package_file, package_sources, py_string, underlying
-from kgen.hooks import HookFunction, check_arity
+from kgen.generators.python import INT_BITS, ModuleContext, package_file, package_sources, py_string, underlying
+from kgen.hooks import check_arity
 from kgen.ir.model import Field, Hook, Package, TypeDef, TypeRef, Universe
 from kgen.render import GeneratedFile, render_python
 from kgen.runtime.intstr import IntOrString
@@ -29,8 +29,6 @@ from kgen.runtime.timeutil import parse_go_duration, parse_rfc3339
 
 NAME = "defaulters"
 HOOK_PREFIX = "set_defaults_"
-_INT_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64, "int": 64, "uint8": -8, "uint16": -16,
-             "uint32": -32, "uint64": -64, "uint": -64, "uintptr": -64}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -75,10 +73,7 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
                     f"defaulting hooks are named set_defaults_<Type> or set_defaults_<Type>_<suffix>",
                 )
                 continue
-            check_arity(
-                HookFunction(hook.module, hook.name, hook.parameters, hook.flexible, Position.parse(hook.position)),
-                1, f"{hook.name}(obj)", diagnostics,
-            )  # fmt: skip
+            check_arity(hook, 1, f"{hook.name}(obj)", diagnostics)
         for typedef in package.types:
             for field in typedef.fields:
                 if field.default is None:
@@ -138,8 +133,8 @@ def _basic_problem(basic: str, value) -> str | None:
             return "must be a base64 string"
     if type(value) is not int:
         return "must be an integer"
-    bits = _INT_BITS[basic]
-    low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if bits > 0 else (0, 2 ** (-bits) - 1)
+    bits, signed = INT_BITS[basic]
+    low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2**bits - 1)
     return None if low <= value <= high else f"is out of range for {basic} ({low} to {high})"
 
 
@@ -199,7 +194,7 @@ class _Plan:
 
 def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:
     """A defaulters module for every package with something to default."""
-    plan = _Plan(universe)
+    plan = _plan_for(universe)
     files = []
     for package in universe.generated_packages:
         structs = [t for t in package.types if t.kind == "struct" and plan.struct_needs(t)]
@@ -208,8 +203,19 @@ def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFil
     return files
 
 
+_last_plan: tuple[Universe, _Plan] | None = None
+
+
+def _plan_for(universe: Universe) -> _Plan:
+    """One plan per universe: `has_module` is asked once for every package."""
+    global _last_plan
+    if _last_plan is None or _last_plan[0] is not universe:
+        _last_plan = (universe, _Plan(universe))
+    return _last_plan[1]
+
+
 def has_module(universe: Universe, package: Package) -> bool:
-    plan = _Plan(universe)
+    plan = _plan_for(universe)
     return any(t.kind == "struct" and plan.struct_needs(t) for t in package.types)
 
 

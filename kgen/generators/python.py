@@ -30,6 +30,12 @@ BASIC_ANNOTATIONS = {
     "uint8": "_Uint8",
     "bytes": "_GoBytes",
 }
+#: Width in bits and signedness of Go's integer types.
+INT_BITS = {
+    "int8": (8, True), "int16": (16, True), "int32": (32, True), "int64": (64, True), "int": (64, True),
+    "uint8": (8, False), "uint16": (16, False), "uint32": (32, False), "uint64": (64, False),
+    "uint": (64, False), "uintptr": (64, False),
+}  # fmt: skip
 BASIC_ZERO = {"string": '""', "bool": "False", "float32": "0.0", "float64": "0.0", "bytes": "None"}
 
 
@@ -73,7 +79,7 @@ class ModuleContext:
         if target.import_path == self.package.import_path:
             raise ValueError("a module does not import its own package")
         source = self._from(target)
-        alias = "_" + "_".join(module_parts(target)[-2:] or [target.go_name]).replace(".", "_") + "_" + module
+        alias = _alias(target, module)
         self.imports[(source, module)] = alias
         return alias
 
@@ -81,7 +87,7 @@ class ModuleContext:
         """Import one name from `module` of another package; returns its alias."""
         source = self._from(target)
         source = f"{source}{module}" if source.endswith(".") else f"{source}.{module}"
-        alias = "_" + "_".join(module_parts(target)[-2:] or [target.go_name]).replace(".", "_") + "_" + name
+        alias = _alias(target, name)
         self.imports[(source, name)] = alias
         return alias
 
@@ -151,6 +157,11 @@ class ModuleContext:
     def nullable_annotation(self, ref: TypeRef) -> str:
         base = self.annotation(ref)
         return f"{base} | None" if nullable(self.universe, ref) and base != "_Any" else base
+
+
+def _alias(target: Package, name: str) -> str:
+    """A private alias for a name from another package: `_meta_v1_ObjectMeta`."""
+    return "_" + "_".join(module_parts(target)[-2:] or [target.go_name]).replace(".", "_") + "_" + name
 
 
 def underlying(universe: Universe, ref: TypeRef) -> TypeRef:

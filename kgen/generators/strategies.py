@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
-from kgen.generators.python import ModuleContext, package_file, package_sources, py_string, underlying
+from kgen.generators.python import INT_BITS, ModuleContext, package_file, package_sources, py_string, underlying
 from kgen.ir.model import Field, Package, TypeDef, TypeRef, Universe
 from kgen.ir.names import snake_case
 from kgen.render import GeneratedFile, render_python
@@ -32,13 +32,11 @@ PYTHON_TYPES = {
     "kgen.runtime.rawjson:RawExtension": "raw_extension",
     "kgen.runtime.rawjson:FieldsV1": "fields_v1",
 }
-_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64, "int": 64, "uint8": 8, "uint16": 16, "uint32": 32,
-         "uint64": 64, "uint": 64, "uintptr": 64}  # fmt: skip
 
 
-def strategy_name(typedef: TypeDef) -> str:
+def strategy_name(python_name: str) -> str:
     """`FrobberSpec` -> `frobber_spec_strategy`."""
-    return f"{snake_case(typedef.python_name)}_strategy"
+    return f"{snake_case(python_name)}_strategy"
 
 
 @dataclass(frozen=True)
@@ -66,7 +64,7 @@ def _file(universe: Universe, package: Package, structs: list[TypeDef]) -> Gener
     context.imports[("hypothesis", "strategies")] = "st"
     views = [
         StrategyView(
-            name=strategy_name(t),
+            name=strategy_name(t.python_name),
             cls=t.python_name,
             type_name=t.name,
             fields=[(f.python_name, _field(context, package, t, f)) for f in t.fields],
@@ -136,7 +134,7 @@ def _strategy(context: ModuleContext, ref: TypeRef, depth: str) -> str:
     if typedef.kind == "python":
         function = PYTHON_TYPES.get(typedef.python_class or "")
         return f"st.none() | _fuzz.{function}()" if function else "st.none()"
-    function = strategy_name(typedef)
+    function = strategy_name(typedef.python_name)
     if typedef.package != context.package.import_path:
         function = context.package_name(context.universe.package(typedef.package), "strategies", function)
     return f"st.deferred(lambda: {function}({depth} + 1))"
@@ -151,4 +149,5 @@ def _basic(basic: str) -> str:
         return "_fuzz.floats()"
     if basic == "bytes":
         return "st.none() | _fuzz.binary()"
-    return f"_fuzz.integers({_BITS[basic]}, signed={not basic.startswith('u')})"
+    bits, signed = INT_BITS[basic]
+    return f"_fuzz.integers({bits}, signed={signed})"

@@ -121,11 +121,6 @@ def format_files(files: list[GeneratedFile]) -> list[GeneratedFile]:
     ]
 
 
-def format_python(source: str) -> str:
-    """black-format one Python source, through the cache."""
-    return format_files([GeneratedFile("x.py", source, "", "python")])[0].content
-
-
 def _black(source: str) -> str:
     return black.format_str(source, mode=_BLACK_MODE)
 

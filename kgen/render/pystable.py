@@ -82,19 +82,7 @@ def _is_simple_statement(line: str) -> bool:
     stripped = line.strip()
     if stripped.endswith(":") or stripped.startswith(("#", "@")) or "#" in stripped or "'" in stripped:
         return False
-    depth = 0
-    in_string = False
-    for ch in stripped:
-        if ch == '"':
-            in_string = not in_string
-        elif not in_string:
-            if ch in "([{":
-                depth += 1
-            elif ch in ")]}":
-                depth -= 1
-                if depth < 0:
-                    return False
-    return depth == 0 and not in_string
+    return _bracket_balance(stripped) == 0 and stripped.count('"') % 2 == 0
 
 
 @lru_cache(maxsize=65536)
