@@ -37,6 +37,8 @@ type WidgetSpec struct {
     Labels map[string]string `json:"labels,omitempty"`
     // +default={"name": "main", "port": 80}
     Primary *Port `json:"primary,omitempty"`
+    // +default={"name": "admin", "port": 9090}
+    Admin Port `json:"admin,omitempty"`
     // +default={"cpu": "500m"}
     Limits map[string]resource.Quantity `json:"limits,omitempty"`
     // +default="25%"
@@ -101,6 +103,7 @@ def test_every_default_form_is_applied_to_unset_fields(widgets):
     assert spec.color == "from-hook"  # the base hook runs before +default values
     assert (spec.replicas, spec.enabled, spec.tags, spec.labels) == (3, True, ["a", "b"], {"team": "core"})
     assert spec.primary == models.Port(name="main", port=80, protocol="TCP")
+    assert spec.admin == models.Port(name="admin", port=9090, protocol="TCP")  # a struct value, zero until defaulted
     assert spec.limits == {"cpu": "500m"} and str(spec.surge) == "25%"
     assert spec.ports[0].protocol == "TCP" and spec.by_name["x"].protocol == "TCP" and spec.by_name["nil"] is None
     assert spec.mode == "Fast"  # the default of the named type Mode
@@ -109,11 +112,14 @@ def test_every_default_form_is_applied_to_unset_fields(widgets):
 
 def test_set_values_are_kept(widgets):
     models, defaulters = widgets
-    widget = models.Widget(spec={"color": "red", "replicas": 0, "enabled": False, "tags": [], "mode": "Slow"})
+    widget = models.Widget(
+        spec={"color": "red", "replicas": 0, "enabled": False, "tags": [], "mode": "Slow", "admin": {"name": "x", "port": 1}}
+    )
     defaulters.set_object_defaults_Widget(widget)
     assert (widget.spec.color, widget.spec.replicas, widget.spec.enabled, widget.spec.tags, widget.spec.mode) == (
         "red", 0, False, [], "Slow",
     )  # fmt: skip
+    assert (widget.spec.admin.name, widget.spec.admin.port) == ("x", 1)
 
 
 def test_hooks_run_base_first_then_additional_by_suffix(widgets):
