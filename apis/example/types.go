@@ -100,7 +100,34 @@ type FrobberSpec struct {
 	// Checksum of the instructions, if known.
 	// +optional
 	Checksum []byte `json:"checksum,omitempty"`
+
+	// Schedule says when the Frobber may run.
+	// +optional
+	Schedule *FrobberSchedule `json:"schedule,omitempty"`
 }
+
+// FrobberSchedule says when a Frobber may run.
+type FrobberSchedule struct {
+	Trigger         FrobberTrigger    `json:"trigger,omitempty"`
+	Cron            string            `json:"cron,omitempty"`
+	IntervalMinutes *int32            `json:"intervalMinutes,omitempty"`
+	StartHour       int32             `json:"startHour,omitempty"`
+	EndHour         *int32            `json:"endHour,omitempty"`
+	Weekdays        []string          `json:"weekdays,omitempty"`
+	Days            []int32           `json:"days,omitempty"`
+	TimeZone        string            `json:"timeZone,omitempty"`
+	Owner           string            `json:"owner,omitempty"`
+	Window          string            `json:"window,omitempty"`
+	WidgetLabels    map[string]string `json:"widgetLabels,omitempty"`
+}
+
+// FrobberTrigger names how a schedule fires.
+type FrobberTrigger string
+
+const (
+	FrobberTriggerCron     FrobberTrigger = "Cron"
+	FrobberTriggerInterval FrobberTrigger = "Interval"
+)
 
 // FrobberCommon holds the settings every version of FrobberSpec shares.
 type FrobberCommon struct {
@@ -122,6 +149,8 @@ const (
 	FrobberModeGentle FrobberMode = "Gentle"
 	// FrobberModeVigorous frobs as hard as it can.
 	FrobberModeVigorous FrobberMode = "Vigorous"
+	// FrobberModeFrantic frobs faster than is wise; behind the FrobberFrantic gate.
+	FrobberModeFrantic FrobberMode = "Frantic"
 )
 
 // FrobberPort is a named network port.
@@ -184,6 +213,9 @@ type GitSource struct {
 	// Revision to check out.
 	// +optional
 	Revision string `json:"revision,omitempty"`
+	// Tag to check out.
+	// +optional
+	Tag string `json:"tag,omitempty"`
 }
 
 // InlineSource carries instructions in the object.

@@ -7,6 +7,8 @@ Every served version converts to and from these types; they are never served."""
 from .models import (
     Frobber,
     FrobberSpec,
+    FrobberSchedule,
+    FrobberTrigger,
     FrobberCommon,
     FrobberMode,
     FrobberPort,
@@ -29,6 +31,8 @@ from . import register as _register  # noqa: F401  (registers itself on import)
 __all__ = [
     "Frobber",
     "FrobberSpec",
+    "FrobberSchedule",
+    "FrobberTrigger",
     "FrobberCommon",
     "FrobberMode",
     "FrobberPort",

@@ -24,6 +24,7 @@ from .models import (
     FrobberSpec,
     FrobberStatus,
     Frobber,
+    FrobberSchedule,
     FrobberCommon,
     FrobberPort,
     GitSource,
@@ -63,6 +64,8 @@ def deep_copy_FrobberSpec(src: FrobberSpec) -> FrobberSpec:
         }
     if (value := values["config"]) is not None:
         values["config"] = value.deep_copy()
+    if (value := values["schedule"]) is not None:
+        values["schedule"] = deep_copy_FrobberSchedule(value)
     return _construct(FrobberSpec, values, src.__pydantic_fields_set__.copy())
 
 
@@ -81,6 +84,18 @@ def deep_copy_Frobber(src: Frobber) -> Frobber:
     values["spec"] = deep_copy_FrobberSpec(values["spec"])
     values["status"] = deep_copy_FrobberStatus(values["status"])
     return _construct(Frobber, values, src.__pydantic_fields_set__.copy())
+
+
+def deep_copy_FrobberSchedule(src: FrobberSchedule) -> FrobberSchedule:
+    """A deep copy of a FrobberSchedule: shares no mutable value with `src`."""
+    values = src.__dict__.copy()
+    if (value := values["weekdays"]) is not None:
+        values["weekdays"] = value.copy()
+    if (value := values["days"]) is not None:
+        values["days"] = value.copy()
+    if (value := values["widget_labels"]) is not None:
+        values["widget_labels"] = value.copy()
+    return _construct(FrobberSchedule, values, src.__pydantic_fields_set__.copy())
 
 
 def deep_copy_FrobberCommon(src: FrobberCommon) -> FrobberCommon:
@@ -138,6 +153,7 @@ _register_deep_copy(FrobberSource, deep_copy_FrobberSource)
 _register_deep_copy(FrobberSpec, deep_copy_FrobberSpec)
 _register_deep_copy(FrobberStatus, deep_copy_FrobberStatus)
 _register_deep_copy(Frobber, deep_copy_Frobber)
+_register_deep_copy(FrobberSchedule, deep_copy_FrobberSchedule)
 _register_deep_copy(FrobberCommon, deep_copy_FrobberCommon)
 _register_deep_copy(FrobberPort, deep_copy_FrobberPort)
 _register_deep_copy(GitSource, deep_copy_GitSource)

@@ -34,6 +34,8 @@ __all__ = [
     "FrobberPhase",
     "FrobberStatus",
     "Frobber",
+    "FrobberTrigger",
+    "FrobberSchedule",
     "FrobberCommon",
     "Protocol",
     "FrobberPort",
@@ -52,7 +54,9 @@ class FrobberMode(_StringEnum):
     """FrobberModeGentle frobs without disturbing the widget."""
     VIGOROUS = "Vigorous"
     """FrobberModeVigorous frobs as hard as it can."""
-    __kgen_values__ = ("Gentle", "Vigorous")
+    FRANTIC = "Frantic"
+    """FrobberModeFrantic frobs faster than is wise; behind the FrobberFrantic gate."""
+    __kgen_values__ = ("Gentle", "Vigorous", "Frantic")
 
 
 ResourceName = str
@@ -134,6 +138,8 @@ class FrobberSpec(_Model):
     """Config is an opaque, frobber-specific configuration object."""
     checksum: _GoBytes | None = None
     """Checksum of the instructions, if known."""
+    schedule: FrobberSchedule | None = None
+    """Schedule says when the Frobber may run."""
 
     def to_dict(self) -> dict[str, _Any]:
         """This FrobberSpec as Go's encoding/json writes it."""
@@ -195,6 +201,9 @@ class FrobberSpec(_Model):
         value = values["checksum"]
         if value:
             out["checksum"] = _encode_bytes(value)
+        value = values["schedule"]
+        if value is not None:
+            out["schedule"] = value.to_dict()
         return out
 
 
@@ -282,6 +291,69 @@ class Frobber(_Model):
         return out
 
 
+class FrobberTrigger(_StringEnum):
+    """FrobberTrigger names how a schedule fires."""
+
+    CRON = "Cron"
+    INTERVAL = "Interval"
+    __kgen_values__ = ("Cron", "Interval")
+
+
+class FrobberSchedule(_Model):
+    """FrobberSchedule says when a Frobber may run."""
+
+    trigger: FrobberTrigger = ""
+    cron: str = ""
+    interval_minutes: _Int32 | None = _Field(None, alias="intervalMinutes")
+    start_hour: _Int32 = _Field(0, alias="startHour")
+    end_hour: _Int32 | None = _Field(None, alias="endHour")
+    weekdays: list[str] | None = None
+    days: list[_Int32] | None = None
+    time_zone: str = _Field("", alias="timeZone")
+    owner: str = ""
+    window: str = ""
+    widget_labels: dict[str, str] | None = _Field(None, alias="widgetLabels")
+
+    def to_dict(self) -> dict[str, _Any]:
+        """This FrobberSchedule as Go's encoding/json writes it."""
+        values = self.__dict__
+        out: dict[str, _Any] = {}
+        value = values["trigger"]
+        if value:
+            out["trigger"] = value
+        value = values["cron"]
+        if value:
+            out["cron"] = value
+        value = values["interval_minutes"]
+        if value is not None:
+            out["intervalMinutes"] = value
+        value = values["start_hour"]
+        if value:
+            out["startHour"] = value
+        value = values["end_hour"]
+        if value is not None:
+            out["endHour"] = value
+        value = values["weekdays"]
+        if value:
+            out["weekdays"] = list(value)
+        value = values["days"]
+        if value:
+            out["days"] = list(value)
+        value = values["time_zone"]
+        if value:
+            out["timeZone"] = value
+        value = values["owner"]
+        if value:
+            out["owner"] = value
+        value = values["window"]
+        if value:
+            out["window"] = value
+        value = values["widget_labels"]
+        if value:
+            out["widgetLabels"] = dict(sorted(value.items()))
+        return out
+
+
 class FrobberCommon(_Model):
     """FrobberCommon holds the settings every version of FrobberSpec shares."""
 
@@ -346,6 +418,8 @@ class GitSource(_Model):
     """URL of the repository."""
     revision: str = ""
     """Revision to check out."""
+    tag: str = ""
+    """Tag to check out."""
 
     def to_dict(self) -> dict[str, _Any]:
         """This GitSource as Go's encoding/json writes it."""
@@ -356,6 +430,9 @@ class GitSource(_Model):
         value = values["revision"]
         if value:
             out["revision"] = value
+        value = values["tag"]
+        if value:
+            out["tag"] = value
         return out
 
 
@@ -493,6 +570,7 @@ _finish_models(
     FrobberSpec,
     FrobberStatus,
     Frobber,
+    FrobberSchedule,
     FrobberCommon,
     FrobberPort,
     GitSource,

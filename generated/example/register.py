@@ -8,6 +8,7 @@ from __future__ import annotations
 from kgen.runtime.scheme import SCHEME as _SCHEME
 from kgen.runtime.scheme import GroupVersion as _GroupVersion
 from kgen.runtime.scheme import Scheme as _Scheme
+from . import validation as _validation
 from .models import (
     Frobber,
     FrobberList,
@@ -30,8 +31,9 @@ STORAGE: tuple[str, ...] = ()
 
 
 def add_to_scheme(scheme: _Scheme) -> None:
-    """Register this version's kinds, defaulters and conversions in `scheme`."""
+    """Register this version's kinds, defaulters, conversions and validation in `scheme`."""
     scheme.add_kinds(GROUP_VERSION, KINDS, storage=STORAGE)
+    scheme.add_validators(_validation.VALIDATORS)
 
 
 add_to_scheme(_SCHEME)

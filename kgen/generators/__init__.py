@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kgen.diagnostics import Diagnostics
-from kgen.generators import conversion, deepcopy, defaulters, models, scheme, strategies
+from kgen.generators import conversion, deepcopy, defaulters, models, scheme, strategies, validation
 from kgen.generators.options import GeneratorOptions
 from kgen.ir.model import Universe
 from kgen.render import GeneratedFile
@@ -24,6 +24,7 @@ GENERATORS: dict[str, Generator] = {
     conversion.NAME: conversion.generate,
     scheme.NAME: scheme.generate,
     strategies.NAME: strategies.generate,
+    validation.NAME: validation.generate,
 }
 
 #: Checks that run before any generator: problems a generator would meet, as diagnostics.
@@ -31,9 +32,10 @@ CHECKS: dict[str, Callable[[Universe, Diagnostics], None]] = {
     defaulters.NAME: defaulters.check,
     conversion.NAME: conversion.check,
     scheme.NAME: scheme.check,
+    validation.NAME: validation.check,
 }
 
 #: Names users may already pass; their generators arrive in later releases.
-PLANNED = ("validation", "protobuf", "openapi", "crd", "client")
+PLANNED = ("protobuf", "openapi", "crd", "client")
 
 __all__ = ["CHECKS", "GENERATORS", "PLANNED", "Generator", "GeneratorOptions"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from kgen.diagnostics import Diagnostics, Position
-from kgen.generators import conversion, defaulters
+from kgen.generators import conversion, defaulters, validation
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
 from kgen.generators.python import package_file, package_sources
@@ -97,6 +97,11 @@ def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFil
         kinds = _kinds(package)
         with_defaulters = "defaulters" in options.generators and defaulters.has_module(universe, package)
         with_conversion = "conversion" in options.generators and conversion.has_module(universe, package)
+        with_validation = (
+            "validation" in options.generators
+            and validation.has_module(universe, package)
+            and any(t.is_kind and validation.needs(universe, t) for t in package.types)
+        )
         sources = package_sources(package)
         path = package_file(package, "register.py")
         files.append(
@@ -112,6 +117,7 @@ def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFil
                 storage=storage_kinds(universe, package),
                 with_defaulters=with_defaulters,
                 with_conversion=with_conversion,
+                with_validation=with_validation,
                 docstring=docstring,
             )
         )

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from kgen.diagnostics import Diagnostics, Position
 from kgen.ir import names
+from kgen.ir.constraints import constraints, unions
 from kgen.hooks import read_hook_modules
 from kgen.ir.model import EnumValue, Field, Hook, Member, Package, ProtobufInfo, TypeDef, TypeRef, Universe
 from kgen.markers.grammar import doc_lines, extract_markers
@@ -327,6 +328,7 @@ class _Builder:
         markers = self.parse_markers((decl.prior, decl.doc), Scope.TYPE)
         marker_names = {m.name for m in markers}
         common = dict(
+            validation=constraints(markers),
             name=name,
             package=package,
             python_name=names.python_class(name),
@@ -371,19 +373,26 @@ class _Builder:
         return TypeDef(kind="named", underlying=underlying, enum_values=enum_values, is_enum=is_enum, **common)
 
     def enum_values(self, info: _SourceInfo, type_name: str) -> tuple[EnumValue, ...]:
-        consts = [
-            c
-            for c, _ in info.consts
-            if c.type_name is not None
-            and c.type_name.kind == "ident"
-            and c.type_name.name == type_name
-            and c.value is not None
-            and not any(raw.text.startswith("k8s:enumExclude") for raw in extract_markers(c.doc))
-        ]
-        python_names = names.enum_constants([c.name for c in consts], type_name)
+        consts = []
+        for c, _ in info.consts:
+            if c.type_name is None or c.type_name.kind != "ident" or c.type_name.name != type_name or c.value is None:
+                continue
+            markers = self.parse_markers((c.doc,), Scope.CONSTANT)
+            if any(m.name == "k8s:enumExclude" and m.value is not False for m in markers):
+                continue  # never an allowed value: not a member at all
+            excluded_when = tuple(
+                (m.args.get("", ""), m.name == "k8s:ifEnabled")
+                for m in markers
+                if m.name in ("k8s:ifEnabled", "k8s:ifDisabled") and m.value.name == "k8s:enumExclude"
+            )
+            consts.append((c, markers, excluded_when))
+        python_names = names.enum_constants([c.name for c, _, _ in consts], type_name)
         return tuple(
-            EnumValue(go_name=c.name, python_name=p, value=c.value, doc=_comment_doc(c.doc), position=_pos(c.position))
-            for c, p in zip(consts, python_names)
+            EnumValue(
+                go_name=c.name, python_name=p, value=c.value, doc=_comment_doc(c.doc), markers=markers,
+                excluded_when=excluded_when, position=_pos(c.position),
+            )  # fmt: skip
+            for (c, markers, excluded_when), p in zip(consts, python_names)
         )
 
     def members(self, fields: tuple[FieldDecl, ...], package: str, go_file: GoFile) -> list[Member]:
@@ -460,7 +469,10 @@ class _Builder:
             if dominant is not candidate:
                 continue
             fields.append(self._field(member, path, declaring_package, taken))
-        typedef = TypeDef(kind="struct", members=tuple(members), fields=tuple(fields), defined_from=defined_from, **common)
+        typedef = TypeDef(
+            kind="struct", members=tuple(members), fields=tuple(fields), defined_from=defined_from,
+            unions=unions(common["markers"], fields), **common,
+        )  # fmt: skip
         return self._classify(typedef)
 
     def _collect(self, members, depth, path, out, package, visiting: set) -> None:
@@ -502,8 +514,17 @@ class _Builder:
             patch_merge_key=tags.get("patchMergeKey"),
             tags=tags,
             default=default,
+            validation=constraints(member.markers, self._package_presence(package)),
             position=member.position,
         )
+
+    def _package_presence(self, package: str) -> str | None:
+        package_markers = {m.name for m in self.packages[package].markers}
+        if "kubebuilder:validation:Optional" in package_markers:
+            return "optional"
+        if "kubebuilder:validation:Required" in package_markers:
+            return "required"
+        return None
 
     def _default(self, member: Member):
         """The field's default: its own marker, else its named type's; zero values count as none."""

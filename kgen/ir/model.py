@@ -60,6 +60,102 @@ class ProtobufInfo(_Frozen):
     options: dict[str, str] = {}
 
 
+class CelRule(_Frozen):
+    """A CEL validation rule (`+kubebuilder:validation:XValidation`)."""
+
+    rule: str
+    message: str = ""
+    message_expression: str = ""
+    reason: str = ""
+    """FieldValueInvalid (default), FieldValueForbidden, FieldValueRequired or FieldValueDuplicate."""
+    field_path: str = ""
+    optional_old_self: bool = False
+    position: str = ""
+
+
+class Constraints(_Frozen):
+    """What validation checks of one value: a field, a named type, list items, map keys or values.
+
+    Read from the `+k8s:*` (validation-gen), `+kubebuilder:validation:*` (controller-gen)
+    and shared (`+listType`, `+required`, ...) markers; the validation generator turns it
+    into code and the OpenAPI generator into schema keywords, so both judge alike.
+    """
+
+    presence: Literal["required", "optional", "forbidden"] | None = None
+    """Set only by a marker (or the package default); None leaves requiredness unchecked."""
+    minimum: int | float | None = None
+    exclusive_minimum: bool = False
+    maximum: int | float | None = None
+    exclusive_maximum: bool = False
+    multiple_of: int | float | None = None
+    min_length: int | None = None
+    """In characters, as are `max_length`."""
+    max_length: int | None = None
+    max_bytes: int | None = None
+    pattern: str | None = None
+    format: str | None = None
+    enum: tuple[Any, ...] | None = None
+    """Allowed values listed by `+kubebuilder:validation:Enum`; type enums come from constants."""
+    neq: tuple[Any, ...] = ()
+    min_items: int | None = None
+    max_items: int | None = None
+    list_type: Literal["atomic", "set", "map"] | None = None
+    list_map_keys: tuple[str, ...] = ()
+    """JSON names of the key fields of a `map` list."""
+    unique: Literal["set", "map"] | None = None
+    """Items must be unique: by value (`set`), or by their `list_map_keys` (`map`)."""
+    min_properties: int | None = None
+    max_properties: int | None = None
+    items: Constraints | None = None
+    """Of every list item or map value (`+k8s:eachVal`, `+kubebuilder:validation:items:*`)."""
+    keys: Constraints | None = None
+    """Of every map key (`+k8s:eachKey`)."""
+    subfields: dict[str, Constraints] = {}
+    """Of named fields of a struct value, by JSON name (`+k8s:subfield("name")`)."""
+    immutable: bool = False
+    update: tuple[Literal["NoSet", "NoUnset", "NoModify", "NoAddItem", "NoRemoveItem"], ...] = ()
+    monotonic: Literal["increasing", "decreasing"] | None = None
+    rules: tuple[CelRule, ...] = ()
+    gated: tuple[Gated, ...] = ()
+    """Constraints that apply only while a feature gate is on (or off)."""
+    position: str = ""
+    """Where the first validation marker of this value was written."""
+
+    def is_empty(self) -> bool:
+        return not self.model_dump(exclude_defaults=True, exclude={"position"})
+
+
+class Gated(_Frozen):
+    """`+k8s:ifEnabled(Gate)=+...` / `+k8s:ifDisabled(Gate)=+...`."""
+
+    gate: str
+    enabled: bool
+    """Applies while the gate is on (ifEnabled) or off (ifDisabled)."""
+    constraints: Constraints
+
+
+Constraints.model_rebuild()
+
+
+class UnionMember(_Frozen):
+    json_name: str
+    member_name: str
+    """The discriminator value naming this member (the Go field name unless given)."""
+
+
+class Union(_Frozen):
+    """A group of fields of which exactly one, at most one, or at least one is set."""
+
+    name: str = ""
+    mode: Literal["exactlyOne", "zeroOrOne", "atLeastOne"] = "exactlyOne"
+    members: tuple[UnionMember, ...] = ()
+    discriminator: str | None = None
+    """JSON name of the field that names the member that is set."""
+    origin: str = ""
+    """The marker that declared it (`union`, `k8s:unionMember`, `kubebuilder:validation:ExactlyOneOf`, ...)."""
+    position: str = ""
+
+
 class Field(_Frozen):
     """A JSON-visible field of a struct, after embedded structs are flattened."""
 
@@ -87,6 +183,7 @@ class Field(_Frozen):
     """Every struct tag as written, unknown keys included."""
     default: Any = None
     """The JSON default (`+default`, `+kubebuilder:default`, or the type's); None when none."""
+    validation: Constraints = Constraints()
     position: str = ""
 
 
@@ -115,6 +212,9 @@ class EnumValue(_Frozen):
     python_name: str
     value: str | int | float | bool
     doc: str = ""
+    markers: tuple[Marker, ...] = ()
+    excluded_when: tuple[tuple[str, bool], ...] = ()
+    """Feature gates under which the constant is not an allowed value: (gate, enabled)."""
     position: str = ""
 
 
@@ -153,6 +253,9 @@ class TypeDef(_Frozen):
     is_list: bool = False
     """A list kind: inlines TypeMeta, ListMeta as `metadata`, and `items`."""
     list_item: TypeRef | None = None
+    validation: Constraints = Constraints()
+    """Constraints of the type itself (type-level markers), applied wherever it is used."""
+    unions: tuple[Union, ...] = ()
 
     def marker(self, name: str) -> Marker | None:
         return next((m for m in self.markers if m.name == name), None)

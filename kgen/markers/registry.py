@@ -26,9 +26,10 @@ class Scope(str, enum.Enum):
     PACKAGE = "package"
     TYPE = "type"
     FIELD = "field"
+    CONSTANT = "constant"
 
 
-P, T, F = Scope.PACKAGE, Scope.TYPE, Scope.FIELD
+P, T, F, C = Scope.PACKAGE, Scope.TYPE, Scope.FIELD, Scope.CONSTANT
 
 
 class Marker(BaseModel):
@@ -308,14 +309,14 @@ def _build_registry() -> Registry:
         "k8s:format", {T, F},
         _one_of(
             "k8s-short-name", "k8s-long-name", "k8s-label-key", "k8s-label-value", "k8s-prefixed-label-key",
-            "k8s-ip", "k8s-uuid", "k8s-path-segment-name", "k8s-resource-fully-qualified-name",
-            "k8s-long-name-caseless", "k8s-extended-resource-name", "date-time", "uri", "email",
-            "hostname", "ipv4", "ipv6", "cidr", "byte", "duration",
+            "k8s-ip", "k8s-cidr", "k8s-uuid", "k8s-path-segment-name", "k8s-resource-fully-qualified-name",
+            "k8s-resource-pool-name", "k8s-long-name-caseless", "k8s-extended-resource-name", "date-time",
+            "uri", "email", "hostname", "ipv4", "ipv6", "cidr", "byte", "duration", "uuid",
         ),
         "validation: value format",
     )  # fmt: skip
     r.add("k8s:enum", {T}, flag, "validation: the type's constants are its only allowed values")
-    r.add("k8s:enumExclude", {T, F}, flag, "validation: leave this constant out of the enum")
+    r.add("k8s:enumExclude", {C}, flag, "validation: leave this constant out of the enum")
     r.add("k8s:listType", {T, F}, _one_of("atomic", "set", "map"), "list semantics for apply and validation")
     r.add("k8s:listMapKey", {T, F}, _string, "key field of a map list", repeatable=True)
     r.add("k8s:unique", {T, F}, _one_of("set", "map"), "validation: items are unique")
@@ -329,8 +330,8 @@ def _build_registry() -> Registry:
     r.add("k8s:immutable", {T, F}, flag, "validation: may not change once set")
     r.add("k8s:update", {T, F}, _list_of("NoSet", "NoUnset", "NoModify", "NoAddItem", "NoRemoveItem"), "validation: update restrictions", repeatable=True)
     r.add("k8s:monotonic", {T, F}, _one_of("increasing", "decreasing"), "validation: value may only grow (or shrink) on update", value_optional=True)
-    r.add("k8s:ifEnabled", {T, F}, marker, "validation: apply a marker when a feature gate is on", paren_args={"": _string}, repeatable=True)
-    r.add("k8s:ifDisabled", {T, F}, marker, "validation: apply a marker when a feature gate is off", paren_args={"": _string}, repeatable=True)
+    r.add("k8s:ifEnabled", {T, F, C}, marker, "validation: apply a marker when a feature gate is on", paren_args={"": _string}, repeatable=True)
+    r.add("k8s:ifDisabled", {T, F, C}, marker, "validation: apply a marker when a feature gate is off", paren_args={"": _string}, repeatable=True)
     r.add("k8s:alpha", {T, F}, marker, "validation: the marker is alpha-level", paren_args={"since": _string}, repeatable=True)
     r.add("k8s:beta", {T, F}, marker, "validation: the marker is beta-level", paren_args={"since": _string}, repeatable=True)
     r.add("k8s:declarativeValidationNative", {T, F}, flag, "validation: declarative only")

@@ -75,18 +75,30 @@ class StatusCause:
 class APIError(Exception):
     """An error the API reports as a Status: HTTP code, reason, message and causes."""
 
-    def __init__(self, code: int, reason: str, message: str, causes: list[StatusCause] | None = None):
+    def __init__(
+        self,
+        code: int,
+        reason: str,
+        message: str,
+        causes: list[StatusCause] | None = None,
+        details: Mapping[str, str] | None = None,
+    ):
         self.code = code
         self.reason = reason
         self.message = message
         self.causes = causes or []
+        self.details = dict(details or {})
+        """Status details besides the causes: group, kind and name of the object."""
         super().__init__(message)
 
     def to_status(self):
         """This error as a metav1.Status object."""
         from kgen.runtime.apimachinery.meta.v1.models import Status, StatusCause as Cause, StatusDetails
 
-        details = StatusDetails(causes=[Cause(reason=c.type, message=c.message, field=c.field) for c in self.causes])
+        details = StatusDetails(
+            causes=[Cause(reason=c.type, message=c.message, field=c.field) for c in self.causes] or None,
+            **self.details,
+        )
         return Status(
             kind="Status",
             api_version="v1",
@@ -94,7 +106,7 @@ class APIError(Exception):
             message=self.message,
             reason=self.reason,
             code=self.code,
-            details=details if self.causes else None,
+            details=details if self.causes or self.details else None,
         )
 
 
@@ -121,6 +133,7 @@ class Scheme:
         self._to_internal: dict[type, Callable[..., Any]] = {}
         self._from_internal: dict[tuple[type, GroupVersion], Callable[..., Any]] = {}
         self._storage: dict[tuple[str, str], str] = {}
+        self._validators: dict[type, Callable[..., Any]] = {}
 
     # -- registration (called by generated register.py modules) ---------------------
 
@@ -136,6 +149,9 @@ class Scheme:
 
     def add_defaulters(self, defaulters: Mapping[type, Callable[[Any], None]]) -> None:
         self._defaulters.update(defaulters)
+
+    def add_validators(self, validators: Mapping[type, Callable[..., Any]]) -> None:
+        self._validators.update(validators)
 
     def add_conversions(
         self,
@@ -184,6 +200,28 @@ class Scheme:
         defaulter = self._defaulters.get(type(obj))
         if defaulter is not None:
             defaulter(obj)
+        return obj
+
+    def validate(self, obj: Any, old: Any = None, options: Any = None) -> list:
+        """The validation errors of an object being created (or updated from `old`); [] when valid.
+
+        `options` is a `kgen.runtime.validation.Options` (the feature gates validation sees).
+        Kinds without generated validation have no errors.
+        """
+        validator = self._validators.get(type(obj))
+        if validator is None:
+            return []
+        return validator(obj, None, old, options)
+
+    def check_valid(self, obj: Any, old: Any = None, options: Any = None) -> Any:
+        """The object, or the API server's 422 `Invalid` error listing every validation error."""
+        errors = self.validate(obj, old, options)
+        if errors:
+            from kgen.runtime.validation.field import invalid_error
+
+            gvk = self.kind_of(obj)
+            name = getattr(getattr(obj, "metadata", None), "name", "") or ""
+            raise invalid_error(gvk.group, gvk.kind, name, errors)
         return obj
 
     def decode(

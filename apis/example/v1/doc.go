@@ -11,6 +11,7 @@ you may not use this file except in compliance with the License.
 // +k8s:openapi-gen=true
 // +k8s:protobuf-gen=package
 // +groupName=example.kgen.dev
+// +kubebuilder:validation:Required
 
 // Package v1 is the stable version of the example.kgen.dev API group.
 package v1 // import "kgen.dev/example/apis/example/v1"

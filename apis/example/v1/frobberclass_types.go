@@ -22,17 +22,20 @@ import (
 // FrobberClass is a cluster-wide class of Frobbers, set up by an administrator.
 type FrobberClass struct {
 	metav1.TypeMeta `json:",inline"`
-	// Standard object's metadata.
+	// Standard object's metadata. Class names are DNS labels.
 	// +optional
+	// +k8s:subfield("name")=+k8s:format=k8s-short-name
 	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Controller is the name of the controller that frobs for this class.
-	// +required
+	// +k8s:required
 	// +k8s:immutable
+	// +k8s:format=k8s-prefixed-label-key
 	Controller string `json:"controller" protobuf:"bytes,2,opt,name=controller"`
 
 	// Parameters passed to the controller.
-	// +optional
+	// +kubebuilder:validation:Optional
+	// +kubebuilder:validation:MaxProperties=32
 	Parameters map[string]string `json:"parameters,omitempty" protobuf:"bytes,3,rep,name=parameters"`
 
 	// Quota is the total amount of frobbing the class allows.

@@ -54,6 +54,7 @@ type FrobberSpec struct {
 	// +optional
 	// +listType=atomic
 	// +k8s:maxItems=16
+	// +k8s:eachVal=+k8s:maxLength=64
 	Params []string `json:"params,omitempty" protobuf:"bytes,2,rep,name=params"`
 
 	// HeightInInches is how tall the frobbed widget is.
@@ -82,6 +83,7 @@ type FrobberSpec struct {
 	// Turbo frobs twice as fast. Alpha: only honoured when the FrobberTurbo feature gate is on.
 	// +featureGate=FrobberTurbo
 	// +optional
+	// +k8s:ifDisabled(FrobberTurbo)=+k8s:forbidden
 	Turbo *bool `json:"turbo,omitempty" protobuf:"varint,7,opt,name=turbo"`
 
 	// Ports the Frobber listens on, keyed by name.
@@ -90,14 +92,16 @@ type FrobberSpec struct {
 	// +listMapKey=name
 	// +patchMergeKey=name
 	// +patchStrategy=merge
+	// +k8s:maxItems=8
 	Ports []FrobberPort `json:"ports,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,8,rep,name=ports"`
 
 	// Resources reserved for each worker.
 	// +optional
 	Resources ResourceList `json:"resources,omitempty" protobuf:"bytes,10,rep,name=resources,casttype=ResourceList,castkey=ResourceName"`
 
-	// Selector selects the widgets to frob.
+	// Selector selects the widgets to frob. It may not change once set.
 	// +optional
+	// +k8s:immutable
 	Selector *metav1.LabelSelector `json:"selector,omitempty" protobuf:"bytes,11,opt,name=selector"`
 
 	// Source says where the frobbing instructions come from.
@@ -114,6 +118,8 @@ type FrobberSpec struct {
 
 	// ExtraArgs are additional arguments per widget kind.
 	// +optional
+	// +k8s:eachKey=+k8s:format=k8s-short-name
+	// +k8s:eachVal=+k8s:maxItems=8
 	ExtraArgs map[string]ExtraArgValues `json:"extraArgs,omitempty" protobuf:"bytes,15,rep,name=extraArgs"`
 
 	// Config is an opaque, frobber-specific configuration object.
@@ -123,17 +129,115 @@ type FrobberSpec struct {
 	// Checksum of the instructions, if known.
 	// +optional
 	Checksum []byte `json:"checksum,omitempty" protobuf:"bytes,17,opt,name=checksum"`
+
+	// Schedule says when the Frobber may run.
+	// +optional
+	Schedule *FrobberSchedule `json:"schedule,omitempty" protobuf:"bytes,18,opt,name=schedule"`
 }
+
+// +kubebuilder:validation:XValidation:rule="!has(self.endHour) || self.endHour > self.startHour",messageExpression="'endHour (' + string(self.endHour) + ') must be after startHour (' + string(self.startHour) + ')'",fieldPath=".endHour"
+// +kubebuilder:validation:XValidation:rule="self.trigger == oldSelf.trigger",message="trigger may not change; create a new schedule",reason=FieldValueForbidden
+
+// FrobberSchedule says when a Frobber may run: on a cron schedule or every few minutes,
+// between two hours of the day, on some weekdays or some days of the month.
+type FrobberSchedule struct {
+	// Trigger names the member that fires the schedule.
+	// +k8s:unionDiscriminator
+	// +required
+	Trigger FrobberTrigger `json:"trigger" protobuf:"bytes,1,opt,name=trigger,casttype=FrobberTrigger"`
+
+	// Cron is a cron expression of five fields.
+	// +k8s:unionMember
+	// +optional
+	// +kubebuilder:validation:Pattern=`^(\S+\s+){4}\S+$`
+	Cron string `json:"cron,omitempty" protobuf:"bytes,2,opt,name=cron"`
+
+	// IntervalMinutes between two runs: a multiple of 5, at least 5.
+	// +k8s:unionMember(memberName: "Interval")
+	// +optional
+	// +k8s:minimum=5
+	// +kubebuilder:validation:MultipleOf=5
+	IntervalMinutes *int32 `json:"intervalMinutes,omitempty" protobuf:"varint,3,opt,name=intervalMinutes"`
+
+	// StartHour is the first hour of the day the Frobber may run.
+	// +k8s:optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=23
+	StartHour int32 `json:"startHour,omitempty" protobuf:"varint,4,opt,name=startHour"`
+
+	// EndHour is the hour the Frobber stops; after midnight, at most 24.
+	// +kubebuilder:validation:Optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:ExclusiveMinimum=true
+	// +kubebuilder:validation:Maximum=24
+	EndHour *int32 `json:"endHour,omitempty" protobuf:"varint,5,opt,name=endHour"`
+
+	// Weekdays the Frobber runs on.
+	// +optional
+	// +listType=set
+	// +k8s:zeroOrOneOfMember
+	// +kubebuilder:validation:MaxItems=7
+	// +kubebuilder:validation:items:Enum=Mon;Tue;Wed;Thu;Fri;Sat;Sun
+	Weekdays []string `json:"weekdays,omitempty" protobuf:"bytes,6,rep,name=weekdays"`
+
+	// Days of the month the Frobber runs on.
+	// +optional
+	// +k8s:listType=atomic
+	// +k8s:unique=set
+	// +k8s:zeroOrOneOfMember
+	// +k8s:eachVal=+k8s:minimum=1
+	// +k8s:eachVal=+k8s:maximum=31
+	Days []int32 `json:"days,omitempty" protobuf:"varint,7,rep,name=days"`
+
+	// TimeZone is an IANA time zone name, such as Europe/Paris.
+	// +optional
+	// +kubebuilder:validation:MinLength=3
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^[A-Za-z]+(/[A-Za-z0-9_+-]+)*$`
+	// +kubebuilder:validation:XValidation:rule="self != 'Local'",message="must name a zone, not Local"
+	TimeZone string `json:"timeZone,omitempty" protobuf:"bytes,8,opt,name=timeZone"`
+
+	// Owner is the email address of whoever answers for this schedule.
+	// +optional
+	// +kubebuilder:validation:Format=email
+	Owner string `json:"owner,omitempty" protobuf:"bytes,9,opt,name=owner"`
+
+	// Window is how long one run may take, such as 90m.
+	// +optional
+	// +k8s:format=duration
+	Window string `json:"window,omitempty" protobuf:"bytes,10,opt,name=window"`
+
+	// WidgetLabels are added to the widgets while the schedule runs.
+	// +optional
+	// +k8s:maxProperties=8
+	// +k8s:eachKey=+k8s:format=k8s-label-key
+	// +k8s:eachVal=+k8s:format=k8s-label-value
+	WidgetLabels map[string]string `json:"widgetLabels,omitempty" protobuf:"bytes,11,rep,name=widgetLabels"`
+}
+
+// FrobberTrigger names how a schedule fires.
+// +k8s:enum
+type FrobberTrigger string
+
+const (
+	// FrobberTriggerCron fires on a cron schedule.
+	FrobberTriggerCron FrobberTrigger = "Cron"
+	// FrobberTriggerInterval fires every few minutes.
+	FrobberTriggerInterval FrobberTrigger = "Interval"
+)
 
 // FrobberCommon holds the settings every version of FrobberSpec shares.
 type FrobberCommon struct {
 	// Description is shown to humans.
 	// +optional
 	// +k8s:maxLength=256
+	// +k8s:neq="TODO"
 	Description string `json:"description,omitempty" protobuf:"bytes,1,opt,name=description"`
 
 	// Priority orders Frobbers competing for the same widgets; higher goes first.
 	// +optional
+	// +kubebuilder:validation:Minimum=-100
+	// +kubebuilder:validation:Maximum=100
 	Priority int32 `json:"priority,omitempty" protobuf:"varint,2,opt,name=priority"`
 }
 
@@ -149,6 +253,10 @@ const (
 	FrobberModeGentle FrobberMode = "Gentle"
 	// FrobberModeVigorous frobs as hard as it can.
 	FrobberModeVigorous FrobberMode = "Vigorous"
+	// FrobberModeFrantic frobs faster than is wise. Alpha: allowed only while the
+	// FrobberFrantic feature gate is on (or when the stored object already uses it).
+	// +k8s:ifDisabled(FrobberFrantic)=+k8s:enumExclude
+	FrobberModeFrantic FrobberMode = "Frantic"
 )
 
 // FrobberPort is a named network port.
@@ -220,6 +328,7 @@ const (
 )
 
 // GitSource fetches instructions from a git repository.
+// +kubebuilder:validation:AtMostOneOf=revision;tag
 type GitSource struct {
 	// URL of the repository.
 	// +required
@@ -228,6 +337,10 @@ type GitSource struct {
 	// Revision to check out. Defaults to the default branch.
 	// +optional
 	Revision string `json:"revision,omitempty" protobuf:"bytes,2,opt,name=revision"`
+	// Tag to check out.
+	// +optional
+	// +k8s:update=NoModify
+	Tag string `json:"tag,omitempty" protobuf:"bytes,3,opt,name=tag"`
 }
 
 // InlineSource carries instructions in the object.
@@ -240,8 +353,9 @@ type InlineSource struct {
 
 // FrobberStatus is the observed state of a Frobber.
 type FrobberStatus struct {
-	// ObservedGeneration is the generation the status describes.
+	// ObservedGeneration is the generation the status describes; it never goes back.
 	// +optional
+	// +k8s:monotonic
 	ObservedGeneration int64 `json:"observedGeneration,omitempty" protobuf:"varint,1,opt,name=observedGeneration"`
 
 	// Phase summarizes the Frobber's state.
@@ -262,6 +376,7 @@ type FrobberStatus struct {
 
 	// ReadyReplicas is the number of workers ready to frob.
 	// +optional
+	// +k8s:minimum=0
 	ReadyReplicas int32 `json:"readyReplicas,omitempty" protobuf:"varint,5,opt,name=readyReplicas"`
 }
 

@@ -29,6 +29,7 @@ from .models import (
     FrobberCommon,
     FrobberList,
     FrobberPort,
+    FrobberSchedule,
     FrobberSource,
     FrobberSpec,
     FrobberStatus,
@@ -226,6 +227,11 @@ def auto_convert_v1_FrobberSpec_to_internal_FrobberSpec(
         else None if src.config is None else src.config.deep_copy()
     )
     dst.checksum = src.checksum
+    dst.schedule = (
+        None
+        if src.schedule is None
+        else to_internal_FrobberSchedule(src.schedule, scope)
+    )
 
 
 def convert_v1_FrobberSpec_to_internal_FrobberSpec(
@@ -282,6 +288,11 @@ def auto_convert_internal_FrobberSpec_to_v1_FrobberSpec(
         else None if src.config is None else src.config.deep_copy()
     )
     dst.checksum = src.checksum
+    dst.schedule = (
+        None
+        if src.schedule is None
+        else from_internal_FrobberSchedule(src.schedule, scope)
+    )
 
 
 def convert_internal_FrobberSpec_to_v1_FrobberSpec(
@@ -297,6 +308,72 @@ def from_internal_FrobberSpec(
     """A new v1 FrobberSpec converted from `src`."""
     dst = FrobberSpec()
     convert_internal_FrobberSpec_to_v1_FrobberSpec(src, dst, scope)
+    return dst
+
+
+def auto_convert_v1_FrobberSchedule_to_internal_FrobberSchedule(
+    src: FrobberSchedule, dst: _example_models.FrobberSchedule, scope: _Scope
+) -> None:
+    """Fill `dst` with every field of `src` that converts by itself."""
+    dst.trigger = src.trigger
+    dst.cron = src.cron
+    dst.interval_minutes = src.interval_minutes
+    dst.start_hour = src.start_hour
+    dst.end_hour = src.end_hour
+    dst.weekdays = None if src.weekdays is None else src.weekdays.copy()
+    dst.days = None if src.days is None else src.days.copy()
+    dst.time_zone = src.time_zone
+    dst.owner = src.owner
+    dst.window = src.window
+    dst.widget_labels = None if src.widget_labels is None else src.widget_labels.copy()
+
+
+def convert_v1_FrobberSchedule_to_internal_FrobberSchedule(
+    src: FrobberSchedule, dst: _example_models.FrobberSchedule, scope: _Scope
+) -> None:
+    """Convert a v1 FrobberSchedule into a internal FrobberSchedule."""
+    auto_convert_v1_FrobberSchedule_to_internal_FrobberSchedule(src, dst, scope)
+
+
+def to_internal_FrobberSchedule(
+    src: FrobberSchedule, scope: _Scope = _DEFAULT_SCOPE
+) -> _example_models.FrobberSchedule:
+    """A new internal FrobberSchedule converted from `src`."""
+    dst = _example_models.FrobberSchedule()
+    convert_v1_FrobberSchedule_to_internal_FrobberSchedule(src, dst, scope)
+    return dst
+
+
+def auto_convert_internal_FrobberSchedule_to_v1_FrobberSchedule(
+    src: _example_models.FrobberSchedule, dst: FrobberSchedule, scope: _Scope
+) -> None:
+    """Fill `dst` with every field of `src` that converts by itself."""
+    dst.trigger = src.trigger
+    dst.cron = src.cron
+    dst.interval_minutes = src.interval_minutes
+    dst.start_hour = src.start_hour
+    dst.end_hour = src.end_hour
+    dst.weekdays = None if src.weekdays is None else src.weekdays.copy()
+    dst.days = None if src.days is None else src.days.copy()
+    dst.time_zone = src.time_zone
+    dst.owner = src.owner
+    dst.window = src.window
+    dst.widget_labels = None if src.widget_labels is None else src.widget_labels.copy()
+
+
+def convert_internal_FrobberSchedule_to_v1_FrobberSchedule(
+    src: _example_models.FrobberSchedule, dst: FrobberSchedule, scope: _Scope
+) -> None:
+    """Convert a internal FrobberSchedule into a v1 FrobberSchedule."""
+    auto_convert_internal_FrobberSchedule_to_v1_FrobberSchedule(src, dst, scope)
+
+
+def from_internal_FrobberSchedule(
+    src: _example_models.FrobberSchedule, scope: _Scope = _DEFAULT_SCOPE
+) -> FrobberSchedule:
+    """A new v1 FrobberSchedule converted from `src`."""
+    dst = FrobberSchedule()
+    convert_internal_FrobberSchedule_to_v1_FrobberSchedule(src, dst, scope)
     return dst
 
 
@@ -460,6 +537,7 @@ def auto_convert_v1_GitSource_to_internal_GitSource(
     """Fill `dst` with every field of `src` that converts by itself."""
     dst.url = src.url
     dst.revision = src.revision
+    dst.tag = src.tag
 
 
 def convert_v1_GitSource_to_internal_GitSource(
@@ -484,6 +562,7 @@ def auto_convert_internal_GitSource_to_v1_GitSource(
     """Fill `dst` with every field of `src` that converts by itself."""
     dst.url = src.url
     dst.revision = src.revision
+    dst.tag = src.tag
 
 
 def convert_internal_GitSource_to_v1_GitSource(

@@ -36,6 +36,8 @@ __all__ = [
     "FrobberPhase",
     "FrobberStatus",
     "Frobber",
+    "FrobberTrigger",
+    "FrobberSchedule",
     "FrobberCommon",
     "ExtraArgValues",
     "Protocol",
@@ -62,7 +64,7 @@ class FrobberClass(_Model):
     metadata: _meta_v1_models.ObjectMeta = _Field(
         default_factory=_meta_v1_models.ObjectMeta
     )
-    """Standard object's metadata."""
+    """Standard object's metadata. Class names are DNS labels."""
     controller: str = ""
     """Controller is the name of the controller that frobs for this class."""
     parameters: dict[str, str] | None = None
@@ -136,7 +138,10 @@ class FrobberMode(_StringEnum):
     """FrobberModeGentle frobs without disturbing the widget."""
     VIGOROUS = "Vigorous"
     """FrobberModeVigorous frobs as hard as it can."""
-    __kgen_values__ = ("Gentle", "Vigorous")
+    FRANTIC = "Frantic"
+    """FrobberModeFrantic frobs faster than is wise. Alpha: allowed only while the
+    FrobberFrantic feature gate is on (or when the stored object already uses it)."""
+    __kgen_values__ = ("Gentle", "Vigorous", "Frantic")
 
 
 class ResourceName(_StringEnum):
@@ -213,7 +218,7 @@ class FrobberSpec(_Model):
     resources: ResourceList | None = None
     """Resources reserved for each worker."""
     selector: _meta_v1_models.LabelSelector | None = None
-    """Selector selects the widgets to frob."""
+    """Selector selects the widgets to frob. It may not change once set."""
     source: FrobberSource = _Field(default_factory=FrobberSource)
     """Source says where the frobbing instructions come from."""
     max_unavailable: _IntOrString | None = _Field(None, alias="maxUnavailable")
@@ -228,6 +233,8 @@ class FrobberSpec(_Model):
     """Config is an opaque, frobber-specific configuration object."""
     checksum: _GoBytes | None = None
     """Checksum of the instructions, if known."""
+    schedule: FrobberSchedule | None = None
+    """Schedule says when the Frobber may run."""
 
     def to_dict(self) -> dict[str, _Any]:
         """This FrobberSpec as Go's encoding/json writes it."""
@@ -289,6 +296,9 @@ class FrobberSpec(_Model):
         value = values["checksum"]
         if value:
             out["checksum"] = _encode_bytes(value)
+        value = values["schedule"]
+        if value is not None:
+            out["schedule"] = value.to_dict()
         return out
 
 
@@ -305,7 +315,7 @@ class FrobberStatus(_Model):
     """FrobberStatus is the observed state of a Frobber."""
 
     observed_generation: _Int64 = _Field(0, alias="observedGeneration")
-    """ObservedGeneration is the generation the status describes."""
+    """ObservedGeneration is the generation the status describes; it never goes back."""
     phase: FrobberPhase = ""
     """Phase summarizes the Frobber's state."""
     conditions: list[_meta_v1_models.Condition] | None = None
@@ -381,6 +391,82 @@ class Frobber(_Model):
         return out
 
 
+class FrobberTrigger(_StringEnum):
+    """FrobberTrigger names how a schedule fires."""
+
+    CRON = "Cron"
+    """FrobberTriggerCron fires on a cron schedule."""
+    INTERVAL = "Interval"
+    """FrobberTriggerInterval fires every few minutes."""
+    __kgen_values__ = ("Cron", "Interval")
+
+
+class FrobberSchedule(_Model):
+    """FrobberSchedule says when a Frobber may run: on a cron schedule or every few minutes,
+    between two hours of the day, on some weekdays or some days of the month."""
+
+    trigger: FrobberTrigger = ""
+    """Trigger names the member that fires the schedule."""
+    cron: str = ""
+    """Cron is a cron expression of five fields."""
+    interval_minutes: _Int32 | None = _Field(None, alias="intervalMinutes")
+    """IntervalMinutes between two runs: a multiple of 5, at least 5."""
+    start_hour: _Int32 = _Field(0, alias="startHour")
+    """StartHour is the first hour of the day the Frobber may run."""
+    end_hour: _Int32 | None = _Field(None, alias="endHour")
+    """EndHour is the hour the Frobber stops; after midnight, at most 24."""
+    weekdays: list[str] | None = None
+    """Weekdays the Frobber runs on."""
+    days: list[_Int32] | None = None
+    """Days of the month the Frobber runs on."""
+    time_zone: str = _Field("", alias="timeZone")
+    """TimeZone is an IANA time zone name, such as Europe/Paris."""
+    owner: str = ""
+    """Owner is the email address of whoever answers for this schedule."""
+    window: str = ""
+    """Window is how long one run may take, such as 90m."""
+    widget_labels: dict[str, str] | None = _Field(None, alias="widgetLabels")
+    """WidgetLabels are added to the widgets while the schedule runs."""
+
+    def to_dict(self) -> dict[str, _Any]:
+        """This FrobberSchedule as Go's encoding/json writes it."""
+        values = self.__dict__
+        out: dict[str, _Any] = {}
+        value = values["trigger"]
+        out["trigger"] = value
+        value = values["cron"]
+        if value:
+            out["cron"] = value
+        value = values["interval_minutes"]
+        if value is not None:
+            out["intervalMinutes"] = value
+        value = values["start_hour"]
+        if value:
+            out["startHour"] = value
+        value = values["end_hour"]
+        if value is not None:
+            out["endHour"] = value
+        value = values["weekdays"]
+        if value:
+            out["weekdays"] = list(value)
+        value = values["days"]
+        if value:
+            out["days"] = list(value)
+        value = values["time_zone"]
+        if value:
+            out["timeZone"] = value
+        value = values["owner"]
+        if value:
+            out["owner"] = value
+        value = values["window"]
+        if value:
+            out["window"] = value
+        value = values["widget_labels"]
+        if value:
+            out["widgetLabels"] = dict(sorted(value.items()))
+        return out
+
+
 class FrobberCommon(_Model):
     """FrobberCommon holds the settings every version of FrobberSpec shares."""
 
@@ -451,6 +537,8 @@ class GitSource(_Model):
     """URL of the repository."""
     revision: str = ""
     """Revision to check out. Defaults to the default branch."""
+    tag: str = ""
+    """Tag to check out."""
 
     def to_dict(self) -> dict[str, _Any]:
         """This GitSource as Go's encoding/json writes it."""
@@ -461,6 +549,9 @@ class GitSource(_Model):
         value = values["revision"]
         if value:
             out["revision"] = value
+        value = values["tag"]
+        if value:
+            out["tag"] = value
         return out
 
 
@@ -523,6 +614,7 @@ _finish_models(
     FrobberSpec,
     FrobberStatus,
     Frobber,
+    FrobberSchedule,
     FrobberCommon,
     FrobberPort,
     GitSource,

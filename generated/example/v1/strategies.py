@@ -28,6 +28,7 @@ from .models import (
     FrobberCommon,
     FrobberList,
     FrobberPort,
+    FrobberSchedule,
     FrobberSource,
     FrobberSpec,
     FrobberStatus,
@@ -122,6 +123,9 @@ def frobber_spec_strategy(depth: int = 0) -> st.SearchStrategy[FrobberSpec]:
     )
     field_config = st.none() | _fuzz.raw_extension()
     field_checksum = st.none() | _fuzz.binary()
+    field_schedule = st.none() | st.deferred(
+        lambda: frobber_schedule_strategy(depth + 1)
+    )
     return st.builds(
         FrobberSpec,
         description=field_description,
@@ -141,6 +145,38 @@ def frobber_spec_strategy(depth: int = 0) -> st.SearchStrategy[FrobberSpec]:
         extra_args=field_extra_args,
         config=field_config,
         checksum=field_checksum,
+        schedule=field_schedule,
+    )
+
+
+def frobber_schedule_strategy(depth: int = 0) -> st.SearchStrategy[FrobberSchedule]:
+    """Random FrobberSchedule objects; nesting stops at kgen.runtime.fuzz.MAX_DEPTH."""
+    if depth >= _fuzz.MAX_DEPTH:
+        return st.just(FrobberSchedule())
+    field_trigger = st.sampled_from(_models.FrobberTrigger.values())
+    field_cron = _fuzz.text()
+    field_interval_minutes = st.none() | _fuzz.integers(32, signed=True)
+    field_start_hour = _fuzz.integers(32, signed=True)
+    field_end_hour = st.none() | _fuzz.integers(32, signed=True)
+    field_weekdays = st.none() | _fuzz.lists(_fuzz.text(), depth)
+    field_days = st.none() | _fuzz.lists(_fuzz.integers(32, signed=True), depth)
+    field_time_zone = _fuzz.text()
+    field_owner = _fuzz.text()
+    field_window = _fuzz.text()
+    field_widget_labels = st.none() | _fuzz.maps(_fuzz.text(), depth)
+    return st.builds(
+        FrobberSchedule,
+        trigger=field_trigger,
+        cron=field_cron,
+        interval_minutes=field_interval_minutes,
+        start_hour=field_start_hour,
+        end_hour=field_end_hour,
+        weekdays=field_weekdays,
+        days=field_days,
+        time_zone=field_time_zone,
+        owner=field_owner,
+        window=field_window,
+        widget_labels=field_widget_labels,
     )
 
 
@@ -195,10 +231,12 @@ def git_source_strategy(depth: int = 0) -> st.SearchStrategy[GitSource]:
         return st.just(GitSource())
     field_url = _fuzz.text()
     field_revision = _fuzz.text()
+    field_tag = _fuzz.text()
     return st.builds(
         GitSource,
         url=field_url,
         revision=field_revision,
+        tag=field_tag,
     )
 
 

@@ -10,6 +10,7 @@ from kgen.runtime.scheme import GroupVersion as _GroupVersion
 from kgen.runtime.scheme import Scheme as _Scheme
 from . import conversion as _conversion
 from . import defaulters as _defaulters
+from . import validation as _validation
 from .models import (
     Frobber,
     FrobberList,
@@ -28,12 +29,13 @@ STORAGE: tuple[str, ...] = ()
 
 
 def add_to_scheme(scheme: _Scheme) -> None:
-    """Register this version's kinds, defaulters and conversions in `scheme`."""
+    """Register this version's kinds, defaulters, conversions and validation in `scheme`."""
     scheme.add_kinds(GROUP_VERSION, KINDS, storage=STORAGE)
     scheme.add_defaulters(_defaulters.DEFAULTERS)
     scheme.add_conversions(
         GROUP_VERSION, _conversion.TO_INTERNAL, _conversion.FROM_INTERNAL
     )
+    scheme.add_validators(_validation.VALIDATORS)
 
 
 add_to_scheme(_SCHEME)

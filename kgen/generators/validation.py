@@ -1,0 +1,888 @@
+"""The validation generator (counterpart of validation-gen): `validation.py` per package.
+
+For every struct type with something to check, `check_<Type>(obj, old, path, options,
+errors)` appends the errors of `obj` to `errors`, field by field in declaration order:
+requiredness, limits, formats, enums, list uniqueness, per-item and per-key rules,
+subfields, update rules, feature-gated rules and CEL rules, then the type's unions and
+rules, then the hand-written `validate_<Type>` hooks of the package's `validation.py`.
+It never stops at the first error and never raises: a value of the wrong Python type is
+reported as an error at its path.
+
+On update (`old` given), a field whose value did not change is not validated again
+(ratcheting: tightening a rule never breaks a stored object); list items are matched
+with their previous values by list-map key, map values by key.
+
+Kinds get `validate_<Kind>(obj, options=None)` and `validate_<Kind>_update(new, old,
+options=None)`, which also check the object's metadata as the API server does; every
+struct gets `validate_<Type>(obj, path=None, old=None, options=None)`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from kgen.diagnostics import Diagnostics, Position
+from kgen.generators.models import docstring
+from kgen.generators.options import GeneratorOptions
+from kgen.generators.python import INT_BITS, ModuleContext, package_file, package_sources, py_string
+from kgen.hooks import check_arity
+from kgen.ir.model import CelRule, Constraints, Field, Package, TypeDef, TypeRef, Union, Universe
+from kgen.render import GeneratedFile, render_python
+from kgen.runtime.validation.cel import compile_error
+from kgen.runtime.validation.formats import FORMATS
+
+NAME = "validation"
+HOOK_PREFIX = "validate_"
+META_V1 = "k8s.io/apimachinery/pkg/apis/meta/v1"
+_NUMBERS = set(INT_BITS) | {"float32", "float64"}
+
+
+# -- what needs checking ----------------------------------------------------------------------
+
+
+def significant(c: Constraints | None) -> bool:
+    """Whether constraints check anything (`+optional` or an atomic list alone do not)."""
+    if c is None:
+        return False
+    data = c.model_dump(exclude_defaults=True, exclude={"position"})
+    if data.get("presence") == "optional":
+        del data["presence"]
+    if data.get("list_type") == "atomic":
+        del data["list_type"]
+    return bool(data)
+
+
+def hooks_by_type(package: Package) -> dict[str, dict[str, object]]:
+    """`validate_<Type>` and `validate_<Type>_update` hooks of a package's validation.py."""
+    found: dict[str, dict[str, object]] = {}
+    names = {t.python_name for t in package.types if t.kind == "struct"}
+    for hook in package.hooks:
+        if hook.module != "validation" or not hook.name.startswith(HOOK_PREFIX):
+            continue
+        rest = hook.name[len(HOOK_PREFIX) :]
+        if rest in names:
+            found.setdefault(rest, {})["create"] = hook
+        elif rest.endswith("_update") and rest[: -len("_update")] in names:
+            found.setdefault(rest[: -len("_update")], {})["update"] = hook
+    return found
+
+
+class _Plan:
+    """Which struct types get a check function, across every package (built-in ones too)."""
+
+    def __init__(self, universe: Universe):
+        self.universe = universe
+        self.hooks = {p.import_path: hooks_by_type(p) for p in universe.packages if p.generate}
+        self.memo: dict[tuple[str, str], bool] = {}
+
+    def struct_needs(self, typedef: TypeDef, visiting: frozenset = frozenset()) -> bool:
+        key = (typedef.package, typedef.name)
+        if key in self.memo:
+            return self.memo[key]
+        if key in visiting:
+            return False
+        needs = (
+            bool(self.hooks.get(typedef.package, {}).get(typedef.python_name))
+            or bool(typedef.unions)
+            or significant(typedef.validation)
+            or any(self.field_needs(f, visiting | {key}) for f in typedef.fields)
+        )
+        if not visiting or needs:
+            self.memo[key] = needs
+        return needs
+
+    def field_needs(self, f: Field, visiting: frozenset = frozenset()) -> bool:
+        return significant(f.validation) or self.ref_needs(f.type, visiting)
+
+    def ref_needs(self, ref: TypeRef, visiting: frozenset = frozenset()) -> bool:
+        if ref.kind in ("pointer", "slice", "map"):
+            return self.ref_needs(ref.elem, visiting) or (ref.key is not None and self.ref_needs(ref.key, visiting))
+        if ref.kind != "named":
+            return False
+        typedef = self.universe.resolve(ref)
+        if typedef.kind == "struct":
+            return self.struct_needs(typedef, visiting)
+        if typedef.kind == "named":
+            return typedef.is_enum or significant(typedef.validation) or self.ref_needs(typedef.underlying, visiting)
+        return significant(typedef.validation)
+
+
+_last_plan: tuple[Universe, _Plan] | None = None
+
+
+def _plan_for(universe: Universe) -> _Plan:
+    global _last_plan
+    if _last_plan is None or _last_plan[0] is not universe:
+        _last_plan = (universe, _Plan(universe))
+    return _last_plan[1]
+
+
+def needs(universe: Universe, typedef: TypeDef) -> bool:
+    """Whether a struct type gets a check function (and, for kinds, `validate_<Kind>`)."""
+    return typedef.kind == "struct" and _plan_for(universe).struct_needs(typedef)
+
+
+def has_module(universe: Universe, package: Package) -> bool:
+    plan = _plan_for(universe)
+    return any(t.kind == "struct" and plan.struct_needs(t) for t in package.types)
+
+
+# -- generation-time checks ----------------------------------------------------------------------
+
+
+def check(universe: Universe, diagnostics: Diagnostics) -> None:
+    """Constraints must fit their types; patterns and CEL rules must compile; hooks must fit."""
+    for package in universe.packages:
+        if not package.generate:
+            continue
+        for typedef in package.types:
+            where = Position.parse(typedef.position)
+            _check_constraints(universe, typedef.validation, _type_ref(typedef), f"type {typedef.name}", where, diagnostics)
+            for f in typedef.fields:
+                _check_constraints(
+                    universe, f.validation, f.type, f"field {typedef.name}.{f.go_name}", Position.parse(f.position), diagnostics
+                )
+            for union in typedef.unions:
+                _check_union(typedef, union, diagnostics)
+        for type_name, hooks in hooks_by_type(package).items():
+            if "create" in hooks:
+                check_arity(hooks["create"], 2, f"validate_{type_name}(obj, path)", diagnostics)
+            if "update" in hooks:
+                check_arity(hooks["update"], 3, f"validate_{type_name}_update(new, old, path)", diagnostics)
+        for hook in package.hooks:
+            if hook.module == "validation" and hook.name.startswith(HOOK_PREFIX):
+                rest = hook.name[len(HOOK_PREFIX) :]
+                if rest not in hooks_by_type(package) and rest.removesuffix("_update") not in hooks_by_type(package):
+                    diagnostics.warning(
+                        Position.parse(hook.position),
+                        f"{hook.name} matches no struct type of package {package.import_path}, so it is never called; "
+                        "validation hooks are named validate_<Type>(obj, path) or validate_<Type>_update(new, old, path)",
+                    )
+
+
+def _type_ref(typedef: TypeDef) -> TypeRef:
+    return TypeRef(kind="named", package=typedef.package, name=typedef.name)
+
+
+def _shape(universe: Universe, ref: TypeRef) -> tuple[str, TypeRef]:
+    """What a value is to validation: string, number, bool, bytes, list, map, struct, opaque."""
+    while ref.kind == "pointer":
+        ref = ref.elem
+    while ref.kind == "named":
+        typedef = universe.resolve(ref)
+        if typedef.kind == "struct":
+            return "struct", ref
+        if typedef.kind == "python":
+            return {"string": "string", "integer": "number", "number": "number"}.get(typedef.json_type or "", "opaque"), ref
+        ref = typedef.underlying
+        while ref.kind == "pointer":
+            ref = ref.elem
+    if ref.kind == "basic":
+        if ref.basic == "string":
+            return "string", ref
+        if ref.basic == "bool":
+            return "bool", ref
+        if ref.basic == "bytes":
+            return "bytes", ref
+        return "number", ref
+    if ref.kind == "slice":
+        return "list", ref
+    if ref.kind == "map":
+        return "map", ref
+    return "opaque", ref
+
+
+_FOR_SHAPE = {
+    "number": ("minimum", "maximum", "multiple_of", "exclusive_minimum", "exclusive_maximum"),
+    "string": ("min_length", "max_length", "max_bytes", "pattern", "format"),
+    "list": ("min_items", "max_items", "list_type", "list_map_keys", "unique"),
+    "map": ("min_properties", "max_properties", "keys"),
+}
+
+
+def _check_constraints(
+    universe: Universe, c: Constraints, ref: TypeRef, what: str, where: Position, diagnostics: Diagnostics
+) -> None:
+    if c.is_empty():
+        return
+    position = Position.parse(c.position) if c.position else where
+    shape, base = _shape(universe, ref)
+    data = c.model_dump(exclude_defaults=True)
+    if data.get("list_type") == "atomic":
+        del data["list_type"]  # also how apply treats a struct as one value; upstream accepts it anywhere
+    for wanted, names in _FOR_SHAPE.items():
+        for name in names:
+            if name in data and shape != wanted and not (shape == "opaque"):
+                diagnostics.error(
+                    position,
+                    f"{what} is a {shape}, but its {_marker_word(name)} constraint applies only to a {wanted}; "
+                    "remove the marker or put it where it applies (+k8s:eachVal=... for list items)",
+                )
+    if c.items is not None and shape not in ("list", "map", "opaque"):
+        diagnostics.error(position, f"{what} is a {shape}, but +k8s:eachVal (or items:) applies only to lists and maps")
+    if c.subfields and shape != "struct":
+        diagnostics.error(position, f"{what} is a {shape}, but +k8s:subfield applies only to structs")
+    if c.pattern is not None:
+        problem = _regex_problem(c.pattern)
+        if problem:
+            diagnostics.error(position, f"{what}: invalid regular expression {c.pattern!r}: {problem}")
+    if c.format is not None and c.format not in FORMATS:
+        diagnostics.warning(position, f"{what}: format {c.format!r} is not one kgen validates ({', '.join(sorted(FORMATS))}); it is ignored")
+    for rule in c.rules:
+        _check_rule(rule, what, where, diagnostics)
+    if shape == "list":
+        elem = base.elem
+        if c.list_type == "map" and not c.list_map_keys:
+            diagnostics.error(position, f"{what} is a map list (+listType=map) without +listMapKey; name its key fields")
+        if c.list_map_keys:
+            elem_shape, elem_ref = _shape(universe, elem)
+            if c.list_type not in ("map", None) and c.unique != "map":
+                diagnostics.error(position, f"{what} has +listMapKey but +listType={c.list_type}; use +listType=map")
+            if elem_shape != "struct":
+                diagnostics.error(position, f"{what}: +listType=map needs struct items, not {elem}")
+            else:
+                item = universe.resolve(elem_ref)
+                known = {f.json_name for f in item.fields}
+                for key_name in c.list_map_keys:
+                    if key_name not in known:
+                        diagnostics.error(
+                            position,
+                            f"{what}: list-map key {key_name!r} is not a field of {item.name} (fields: {', '.join(sorted(known))})",
+                        )
+        if c.items is not None:
+            _check_constraints(universe, c.items, elem, f"items of {what}", position, diagnostics)
+    if shape == "map":
+        if c.items is not None:
+            _check_constraints(universe, c.items, base.elem, f"values of {what}", position, diagnostics)
+        if c.keys is not None:
+            _check_constraints(universe, c.keys, base.key, f"keys of {what}", position, diagnostics)
+    if shape == "struct" and c.subfields:
+        struct = universe.resolve(base)
+        by_json = {f.json_name: f for f in struct.fields}
+        for name, inner in c.subfields.items():
+            if name not in by_json:
+                diagnostics.error(position, f"{what}: +k8s:subfield({name!r}) names no field of {struct.name}")
+            else:
+                _check_constraints(universe, inner, by_json[name].type, f"subfield {name} of {what}", position, diagnostics)
+    for gated in c.gated:
+        _check_constraints(universe, gated.constraints, ref, what, position, diagnostics)
+    if c.enum is not None and shape not in ("string", "number", "opaque"):
+        diagnostics.error(position, f"{what} is a {shape}; Enum applies only to strings and numbers")
+
+
+def _marker_word(name: str) -> str:
+    parts = name.split("_")
+    return parts[0] + "".join(p.title() for p in parts[1:])
+
+
+def _regex_problem(expression: str) -> str | None:
+    """Why RE2 (the API server's regular expressions) rejects an expression, or None."""
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False
+    try:
+        re2.compile(expression, options)
+    except re2.error as err:
+        message = err.args[0] if err.args else str(err)
+        return message.decode() if isinstance(message, bytes) else str(message)
+    return None
+
+
+def _check_rule(rule: CelRule, what: str, where: Position, diagnostics: Diagnostics) -> None:
+    position = Position.parse(rule.position) if rule.position else where
+    if not rule.rule.strip():
+        diagnostics.error(position, f"{what}: XValidation needs rule=<CEL expression>")
+        return
+    problem = compile_error(rule.rule)
+    if problem:
+        diagnostics.error(position, f"{what}: CEL rule {rule.rule!r} does not compile: {_first_line(problem)}")
+    if rule.message_expression:
+        problem = compile_error(rule.message_expression)
+        if problem:
+            diagnostics.error(
+                position, f"{what}: CEL messageExpression {rule.message_expression!r} does not compile: {_first_line(problem)}"
+            )
+    if rule.reason and rule.reason not in ("FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate"):
+        diagnostics.error(
+            position,
+            f"{what}: reason {rule.reason!r} must be FieldValueInvalid, FieldValueForbidden, FieldValueRequired or FieldValueDuplicate",
+        )
+
+
+def _first_line(text: str) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    for line in lines:
+        if "ERROR:" in line or "error" in line.lower():
+            return line.strip()
+    return lines[0].strip() if lines else text
+
+
+def _check_union(typedef: TypeDef, union: Union, diagnostics: Diagnostics) -> None:
+    known = {f.json_name for f in typedef.fields}
+    position = Position.parse(union.position or typedef.position)
+    for member in union.members:
+        if member.json_name not in known:
+            diagnostics.error(
+                position, f"union of {typedef.name} names {member.json_name!r}, which is not a field (fields: {', '.join(sorted(known))})"
+            )
+    if len(union.members) < 2 and union.origin != "k8s:unionMember":
+        diagnostics.warning(position, f"union of {typedef.name} has fewer than two members")
+
+
+# -- generation ---------------------------------------------------------------------------------
+
+
+@dataclass
+class KindView:
+    name: str
+    namespaced: bool
+    name_format: str
+    group: str
+
+
+@dataclass
+class CheckView:
+    name: str
+    doc: str
+    statements: list[str]
+    kind: KindView | None = None
+
+
+@dataclass
+class _Module:
+    universe: Universe
+    package: Package
+    plan: _Plan
+    context: ModuleContext
+    constants: list[str] = field(default_factory=list)
+    _names: dict[str, str] = field(default_factory=dict)
+    hooks_alias: str | None = None
+
+    def constant(self, key: str, prefix: str, expression: str) -> str:
+        """A module-level constant (compiled pattern, CEL rule, enum values), defined once."""
+        if key not in self._names:
+            name = f"_{prefix}_{len(self._names)}"
+            self._names[key] = name
+            self.constants.append(f"{name} = {expression}")
+        return self._names[key]
+
+
+def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:
+    plan = _plan_for(universe)
+    files = []
+    for package in universe.generated_packages:
+        structs = [t for t in package.types if t.kind == "struct" and plan.struct_needs(t)]
+        if structs:
+            files.append(_file(universe, package, structs, plan))
+    return files
+
+
+def _file(universe: Universe, package: Package, structs: list[TypeDef], plan: _Plan) -> GeneratedFile:
+    module = _Module(universe, package, plan, ModuleContext(universe, package, NAME))
+    hooks = plan.hooks.get(package.import_path, {})
+    if hooks and package.hooks_module:
+        module.hooks_alias = "_hooks"
+        module.context.imports[(package.hooks_module, "validation")] = "_hooks"
+    views = [_check_view(module, t, hooks.get(t.python_name, {})) for t in structs]
+    kinds = [view.kind for view in views if view.kind is not None]
+    sources = package_sources(package, *(["validation.py"] if module.hooks_alias else []))
+    return render_python(
+        "validation/validation.py.j2",
+        package_file(package, "validation.py"),
+        NAME,
+        sources,
+        package=package,
+        imports=module.context.import_lines(),
+        classes=sorted(t.python_name for t in structs),
+        constants=module.constants,
+        checks=views,
+        kinds=kinds,
+        docstring=docstring,
+    )
+
+
+def _kind_view(package: Package, typedef: TypeDef) -> KindView:
+    namespaced = not (
+        typedef.has_marker("genclient:nonNamespaced")
+        or any(m.name == "kubebuilder:resource" and m.args.get("scope") == "Cluster" for m in typedef.markers)
+    )
+    name_format = "k8s-long-name"
+    metadata = next((f for f in typedef.fields if f.json_name == "metadata"), None)
+    if metadata is not None:
+        name_rules = metadata.validation.subfields.get("name")
+        if name_rules is not None and name_rules.format:
+            name_format = name_rules.format
+    return KindView(typedef.python_name, namespaced, name_format, package.group)
+
+
+def _check_view(module: _Module, typedef: TypeDef, hooks: dict) -> CheckView:
+    lines: list[str] = []
+    for f in typedef.fields:
+        if module.plan.field_needs(f):
+            lines.extend(_field_block(module, typedef, f))
+    for union in typedef.unions:
+        lines.extend(_union_block(module, typedef, union))
+    c = typedef.validation
+    if c.rules or c.gated:
+        lines.extend(_rules(module, c.rules, "obj", "old", "path", "object", depth=0))
+        for gated in c.gated:
+            inner = _rules(module, gated.constraints.rules, "obj", "old", "path", "object", depth=0)
+            if inner:
+                lines.append(f"if {'' if gated.enabled else 'not '}options.enabled({py_string(gated.gate)}):")
+                lines.extend("    " + line for line in inner)
+    if "create" in hooks:
+        lines.append(f"errors.extend({module.hooks_alias}.{hooks['create'].name}(obj, path) or ())")
+    if "update" in hooks:
+        lines.append("if old is not None:")
+        lines.append(f"    errors.extend({module.hooks_alias}.{hooks['update'].name}(obj, old, path) or ())")
+    if not lines:
+        lines.append("pass")
+    return CheckView(
+        name=typedef.python_name,
+        doc=f"Append the errors of a {typedef.name} (changed since `old`, on update) to `errors`.",
+        statements=lines,
+        kind=_kind_view(module.package, typedef) if typedef.is_kind else None,
+    )
+
+
+def _field_block(module: _Module, typedef: TypeDef, f: Field) -> list[str]:
+    """Statements checking one field, skipped on update when the field did not change."""
+    value, old_value, path = "value", "old_value", "p"
+    body: list[str] = [f"{path} = _v.child(path, {py_string(f.json_name)})"]
+    body.extend(_presence_and_value(module, f.validation, f.type, value, old_value, "old is not None", path, 1))
+    expected = _describe(module.universe, f.type)
+    return [
+        f"{value} = obj.{f.python_name}",
+        f"{old_value} = None if old is None else old.{f.python_name}",
+        f"if old is None or {value} != {old_value}:",
+        "    try:",
+        *("        " + line for line in body),
+        "    except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash",
+        f"        errors.append(_v.malformed(_v.child(path, {py_string(f.json_name)}), {value}, {py_string(expected)}))",
+    ]
+
+
+def _describe(universe: Universe, ref: TypeRef) -> str:
+    shape, base = _shape(universe, ref)
+    if base.kind == "basic":
+        return "[]byte" if base.basic == "bytes" else base.basic
+    if shape == "struct":
+        return f"{base.name}"
+    return shape
+
+
+def _zero_test(universe: Universe, ref: TypeRef, v: str) -> str | None:
+    """A test that the value is unset (nil, or the zero value); None for values that are never unset."""
+    if ref.kind in ("pointer", "slice", "map", "any"):
+        return f"not {v}" if ref.kind in ("slice", "map") else f"{v} is None"
+    shape, base = _shape(universe, ref)
+    if shape in ("string", "bool", "number", "list", "map", "bytes") and base.kind != "named":
+        return f"not {v}"
+    if shape == "struct":
+        return f"_v.is_zero({v})"
+    return f"{v} is None"
+
+
+def _negate(test: str) -> str:
+    if test.startswith("not "):
+        return test[4:]
+    if test.endswith(" is None"):
+        return test[: -len(" is None")] + " is not None"
+    return f"not ({test})" if " " in test else f"not {test}"
+
+
+def _presence_and_value(
+    module: _Module, c: Constraints, ref: TypeRef, v: str, old: str, has_old: str, p: str, depth: int
+) -> list[str]:
+    lines: list[str] = []
+    zero = _zero_test(module.universe, ref, v)
+    present = ref.elem if ref.kind == "pointer" and c.presence in ("required", "optional") else ref
+    checks = _update_rules(module, c, ref, v, old, has_old, p) + _value(module, [c], present, v, old, has_old, p, depth)
+    if c.presence == "forbidden" and zero is not None:
+        return [f"if {_negate(zero)}:", f"    errors.append(_v.forbidden({p}))"]
+    if c.presence == "required" and zero is not None:
+        lines = [f"if {zero}:", f"    errors.append(_v.required({p}))"]
+        if checks:
+            lines.append("else:")
+            lines.extend("    " + line for line in checks)
+        return lines
+    if c.presence == "optional" and zero is not None and checks:
+        return [f"if {_negate(zero)}:"] + ["    " + line for line in checks]
+    return checks
+
+
+def _update_rules(module: _Module, c: Constraints, ref: TypeRef, v: str, old: str, has_old: str, p: str) -> list[str]:
+    """`+k8s:immutable`, `+k8s:update`, `+k8s:monotonic`: only on update, and the value changed."""
+    rules: list[str] = []
+    type_c = _named_constraints(module.universe, ref)
+    immutable = c.immutable or any(t.immutable for t in type_c)
+    update = list(c.update) + [u for t in type_c for u in t.update]
+    monotonic = c.monotonic or next((t.monotonic for t in type_c if t.monotonic), None)
+    if immutable:
+        rules.append(f"errors.append(_v.invalid({p}, {v}, _v.FIELD_IMMUTABLE, 'immutable'))")
+    if "NoSet" in update:
+        rules += [f"if {old} is None and {v} is not None:", f"    errors.append(_v.forbidden({p}, 'may not be set once the object exists', 'update'))"]
+    if "NoUnset" in update:
+        rules += [f"if {old} is not None and {v} is None:", f"    errors.append(_v.forbidden({p}, 'may not be cleared once set', 'update'))"]
+    if "NoModify" in update:
+        rules += [
+            f"if {old} is not None and {v} is not None:",
+            f"    errors.append(_v.forbidden({p}, 'may not be modified once set', 'update'))",
+        ]
+    if "NoAddItem" in update:
+        rules += [
+            f"if any(item not in ({old} or ()) for item in ({v} or ())):",
+            f"    errors.append(_v.forbidden({p}, 'may not add items once the object exists', 'update'))",
+        ]
+    if "NoRemoveItem" in update:
+        rules += [
+            f"if any(item not in ({v} or ()) for item in ({old} or ())):",
+            f"    errors.append(_v.forbidden({p}, 'may not remove items once the object exists', 'update'))",
+        ]
+    if monotonic:
+        verb = "decreased" if monotonic == "increasing" else "increased"
+        compare = "<" if monotonic == "increasing" else ">"
+        rules += [
+            f"if {old} is not None and {v} is not None and {v} {compare} {old}:",
+            f"    errors.append(_v.invalid({p}, {v}, 'may not be {verb}', 'monotonic'))",
+        ]
+    if not rules:
+        return []
+    return [f"if {has_old}:"] + ["    " + line for line in rules]
+
+
+def _named_constraints(universe: Universe, ref: TypeRef) -> list[Constraints]:
+    while ref.kind == "pointer":
+        ref = ref.elem
+    out = []
+    while ref.kind == "named":
+        typedef = universe.resolve(ref)
+        if typedef.kind != "named":
+            if typedef.kind == "python":
+                out.append(typedef.validation)
+            break
+        out.append(typedef.validation)
+        ref = typedef.underlying
+        while ref.kind == "pointer":
+            ref = ref.elem
+    return out
+
+
+def _value(
+    module: _Module, cs: list[Constraints], ref: TypeRef, v: str, old: str, has_old: str, p: str, depth: int, descend: bool = True
+) -> list[str]:
+    """Checks of a present value: its constraints `cs`, its named types' constraints, what it holds."""
+    universe = module.universe
+    if ref.kind == "pointer":
+        inner = _value(module, cs, ref.elem, v, old, has_old, p, depth, descend)
+        return [f"if {v} is not None:"] + ["    " + line for line in inner] if inner else []
+    cs = list(cs)
+    enum_type: TypeDef | None = None
+    while ref.kind == "named":
+        typedef = universe.resolve(ref)
+        if typedef.kind != "named":
+            break
+        cs.insert(0, typedef.validation)
+        if typedef.is_enum and enum_type is None:
+            enum_type = typedef
+        ref = typedef.underlying
+        if ref.kind == "pointer":
+            inner = _value(module, cs, ref, v, old, has_old, p, depth, descend)
+            return inner
+    if ref.kind == "named" and universe.resolve(ref).kind == "python":
+        cs.insert(0, universe.resolve(ref).validation)
+    shape, base = _shape(universe, ref)
+    lines: list[str] = []
+    if enum_type is not None:
+        lines.extend(_enum_type_check(module, enum_type, v, p))
+    for c in cs:
+        lines.extend(_simple_checks(module, c, shape, v, p))
+    if shape == "list":
+        lines.extend(_list_checks(module, cs, base, v, old, p, depth, descend))
+    elif shape == "map":
+        lines.extend(_map_checks(module, cs, base, v, old, p, depth, descend))
+    elif shape == "struct":
+        struct = universe.resolve(base)
+        for c in cs:
+            for name, inner in c.subfields.items():
+                member = next((f for f in struct.fields if f.json_name == name), None)
+                if member is None:
+                    continue
+                sv, so, sp = f"sub{depth}", f"old_sub{depth}", f"sp{depth}"
+                sub = _presence_and_value(module, inner, member.type, sv, so, f"{old} is not None", sp, depth + 1)
+                if sub:
+                    lines += [
+                        f"{sv} = {v}.{member.python_name}",
+                        f"{so} = None if {old} is None else {old}.{member.python_name}",
+                        f"{sp} = _v.child({p}, {py_string(name)})",
+                        *sub,
+                    ]
+        if descend and module.plan.struct_needs(struct):
+            lines.append(f"{_check_ref(module, struct)}({v}, {old}, {p}, options, errors)")
+    json_type = {"string": "string", "number": "number", "bool": "boolean", "list": "array", "map": "object", "struct": "object", "bytes": "string"}.get(shape, "object")
+    if base.kind == "basic" and base.basic in INT_BITS:
+        json_type = "integer"
+    for c in cs:
+        lines.extend(_rules(module, c.rules, v, old, p, json_type, depth))
+        for gated in c.gated:
+            inner = _presence_and_value_gated(module, gated.constraints, ref, v, old, has_old, p, depth)
+            if inner:
+                lines.append(f"if {'' if gated.enabled else 'not '}options.enabled({py_string(gated.gate)}):")
+                lines.extend("    " + line for line in inner)
+    return lines
+
+
+def _presence_and_value_gated(
+    module: _Module, c: Constraints, ref: TypeRef, v: str, old: str, has_old: str, p: str, depth: int
+) -> list[str]:
+    lines: list[str] = []
+    zero = _zero_test(module.universe, ref, v)
+    if c.presence == "required" and zero is not None:
+        lines += [f"if {zero}:", f"    errors.append(_v.required({p}))"]
+    elif c.presence == "forbidden" and zero is not None:
+        lines += [f"if {_negate(zero)}:", f"    errors.append(_v.forbidden({p}))"]
+    lines += _update_rules(module, c, TypeRef(kind="any"), v, old, has_old, p)
+    lines += _value(module, [c], ref, v, old, has_old, p, depth, descend=False)
+    return lines
+
+
+def _number(value) -> str:
+    return repr(value)
+
+
+def _simple_checks(module: _Module, c: Constraints, shape: str, v: str, p: str) -> list[str]:
+    lines: list[str] = []
+
+    def add(test: str, error: str) -> None:
+        lines.extend([f"if {test}:", f"    errors.append({error})"])
+
+    if shape == "number":
+        if c.minimum is not None:
+            if c.exclusive_minimum:
+                add(f"{v} <= {_number(c.minimum)}", f"_v.invalid({p}, {v}, {py_string(f'must be greater than {c.minimum}')}, 'minimum')")
+            else:
+                add(f"{v} < {_number(c.minimum)}", f"_v.invalid({p}, {v}, {py_string(f'must be greater than or equal to {c.minimum}')}, 'minimum')")
+        if c.maximum is not None:
+            if c.exclusive_maximum:
+                add(f"{v} >= {_number(c.maximum)}", f"_v.invalid({p}, {v}, {py_string(f'must be less than {c.maximum}')}, 'maximum')")
+            else:
+                add(f"{v} > {_number(c.maximum)}", f"_v.invalid({p}, {v}, {py_string(f'must be less than or equal to {c.maximum}')}, 'maximum')")
+        if c.multiple_of:
+            add(f"{v} % {_number(c.multiple_of)}", f"_v.invalid({p}, {v}, {py_string(f'must be a multiple of {c.multiple_of}')}, 'multipleOf')")
+    if shape == "string":
+        if c.min_length is not None:
+            noun = "character" if c.min_length == 1 else "characters"
+            add(f"len({v}) < {c.min_length}", f"_v.invalid({p}, {v}, {py_string(f'must be at least {c.min_length} {noun}')}, 'minLength')")
+        if c.max_length is not None:
+            add(f"len({v}) > {c.max_length}", f"_v.too_long({p}, {v}, {c.max_length}, 'characters', 'maxLength')")
+        if c.max_bytes is not None:
+            add(f"len({v}.encode()) > {c.max_bytes}", f"_v.too_long({p}, {v}, {c.max_bytes}, 'bytes', 'maxBytes')")
+        if c.pattern is not None:
+            name = module.constant("pattern:" + c.pattern, "PATTERN", f"_v.pattern({py_string(c.pattern)})")
+            add(f"not {name}.search({v})", f"_v.invalid({p}, {v}, {py_string(f'must match the regular expression {_quote(c.pattern)}')}, 'pattern')")
+        if c.format is not None and c.format in FORMATS:
+            name = module.constant("format:" + c.format, "FORMAT", f"_v.FORMATS[{py_string(c.format)}]")
+            lines.extend(
+                [
+                    f"for message in {name}({v}):",
+                    f"    errors.append(_v.invalid({p}, {v}, message, {py_string('format=' + c.format)}))",
+                ]
+            )
+    if c.enum is not None:
+        values = sorted(c.enum, key=lambda x: (str(type(x)), x))
+        name = module.constant("enum:" + json.dumps(values), "ENUM", "(" + ", ".join(_literal(x) for x in values) + ("," if len(values) == 1 else "") + ")")
+        add(f"{v} not in {name}", f"_v.not_supported({p}, {v}, {name})")
+    for forbidden in c.neq:
+        add(f"{v} == {_literal(forbidden)}", f"_v.invalid({p}, {v}, {py_string(f'must not be equal to {json.dumps(forbidden)}')}, 'neq')")
+    return lines
+
+
+def _quote(text: str) -> str:
+    return f"'{text}'"
+
+
+def _literal(value) -> str:
+    if isinstance(value, str):
+        return py_string(value)
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if value is None:
+        return "None"
+    return repr(value)
+
+
+def _enum_type_check(module: _Module, typedef: TypeDef, v: str, p: str) -> list[str]:
+    values = sorted(str(e.value) for e in typedef.enum_values)
+    gated = [e for e in typedef.enum_values if e.excluded_when]
+    name = module.constant(
+        f"enum-type:{typedef.package}.{typedef.name}",
+        "ENUM",
+        "(" + ", ".join(py_string(x) for x in values) + ("," if len(values) == 1 else "") + ")",
+    )
+    if not gated:
+        return [f"if {v} not in {name}:", f"    errors.append(_v.not_supported({p}, {v}, {name}))"]
+    # Values excluded while a gate is on (or off): allowed only when no exclusion applies.
+    conditions = []
+    for e in sorted(gated, key=lambda e: str(e.value)):
+        tests = " or ".join(f"{'' if enabled else 'not '}options.enabled({py_string(gate)})" for gate, enabled in e.excluded_when)
+        conditions.append((py_string(str(e.value)), tests))
+    allowed = f"allowed{len(module.constants)}"
+    lines = [f"{allowed} = {name}"]
+    for literal, tests in conditions:
+        lines += [f"if {tests}:", f"    {allowed} = tuple(x for x in {allowed} if x != {literal})"]
+    lines += [f"if {v} not in {allowed}:", f"    errors.append(_v.not_supported({p}, {v}, {allowed}))"]
+    return lines
+
+
+def _item_constraints(cs: Iterable[Constraints]) -> list[Constraints]:
+    return [c.items for c in cs if c.items is not None]
+
+
+def _list_checks(module: _Module, cs: list[Constraints], base: TypeRef, v: str, old: str, p: str, depth: int, descend: bool) -> list[str]:
+    universe = module.universe
+    lines: list[str] = []
+    elem = base.elem
+    map_keys: tuple[str, ...] = ()
+    unique = None
+    for c in cs:
+        if c.min_items is not None:
+            noun = "item" if c.min_items == 1 else "items"
+            lines += [f"if len({v}) < {c.min_items}:", f"    errors.append(_v.invalid({p}, len({v}), {py_string(f'must have at least {c.min_items} {noun}')}, 'minItems'))"]
+        if c.max_items is not None:
+            lines += [f"if len({v}) > {c.max_items}:", f"    errors.append(_v.too_many({p}, len({v}), {c.max_items}))"]
+        map_keys = map_keys or c.list_map_keys
+        unique = unique or c.unique
+    key_of = None
+    if map_keys:
+        _, elem_base = _shape(universe, elem)
+        if elem_base.kind == "named" and universe.resolve(elem_base).kind == "struct":
+            struct = universe.resolve(elem_base)
+            by_json = {f.json_name: f.python_name for f in struct.fields}
+            if all(k in by_json for k in map_keys):
+                attrs = ", ".join(f"x.{by_json[k]}" for k in map_keys)
+                key_of = module.constant(
+                    f"key:{struct.package}.{struct.name}:{','.join(map_keys)}", "KEY", f"lambda x: ({attrs},)"
+                )
+    if unique == "map" and key_of is not None:
+        names = "(" + ", ".join(py_string(k) for k in map_keys) + ",)"
+        lines.append(f"_v.unique_map({v}, {key_of}, {names}, {p}, errors)")
+    elif unique == "set":
+        lines.append(f"_v.unique_set({v}, {p}, errors)")
+    item_cs = _item_constraints(cs)
+    item, old_item, ip = f"item{depth}", f"old_item{depth}", f"ip{depth}"
+    body = _value(module, item_cs, elem, item, old_item, f"{old_item} is not None", ip, depth + 1, descend)
+    for c in item_cs:
+        body = _update_rules(module, c, elem, item, old_item, f"{old_item} is not None", ip) + body
+    if not body:
+        return lines
+    if key_of is not None:
+        correlate = f"old_index{depth}.get({key_of}({item}))"
+        lines.append(f"old_index{depth} = _v.keyed({old}, {key_of})")
+    elif unique == "set":
+        correlate = f"{item} if {old} and {item} in {old} else None"
+    else:
+        correlate = "None"
+    lines += [
+        f"for i{depth}, {item} in enumerate({v}):",
+        f"    {old_item} = {correlate}",
+        f"    if {old_item} is None or {item} != {old_item}:",
+        f"        {ip} = _v.index({p}, i{depth})",
+    ]
+    nullable_item = _zero_test(universe, elem, item) if elem.kind == "pointer" else None
+    if nullable_item:
+        lines.append(f"        if {item} is not None:")
+        lines.extend("            " + line for line in body)
+    else:
+        lines.extend("        " + line for line in body)
+    return lines
+
+
+def _map_checks(module: _Module, cs: list[Constraints], base: TypeRef, v: str, old: str, p: str, depth: int, descend: bool) -> list[str]:
+    lines: list[str] = []
+    for c in cs:
+        if c.min_properties is not None:
+            noun = "item" if c.min_properties == 1 else "items"
+            lines += [f"if len({v}) < {c.min_properties}:", f"    errors.append(_v.invalid({p}, len({v}), {py_string(f'must have at least {c.min_properties} {noun}')}, 'minProperties'))"]
+        if c.max_properties is not None:
+            lines += [f"if len({v}) > {c.max_properties}:", f"    errors.append(_v.too_many({p}, len({v}), {c.max_properties}, 'maxProperties'))"]
+    key_cs = [c.keys for c in cs if c.keys is not None]
+    k, old_k = f"key{depth}", f"old_key{depth}"
+    key_body = _value(module, key_cs, base.key, k, "None", "False", p, depth + 1, descend)
+    if key_body:
+        lines += [f"for {k} in {v}:"] + ["    " + line for line in key_body]
+    item_cs = _item_constraints(cs)
+    item, old_item, ip = f"item{depth}", f"old_item{depth}", f"ip{depth}"
+    body = _value(module, item_cs, base.elem, item, old_item, f"{old_item} is not None", ip, depth + 1, descend)
+    if body:
+        lines += [
+            f"for {k}, {item} in {v}.items():",
+            f"    {old_item} = None if {old} is None else {old}.get({k})",
+            f"    if {old_item} is None or {item} != {old_item}:",
+            f"        {ip} = _v.key({p}, {k})",
+        ]
+        if base.elem.kind in ("pointer", "slice", "map"):
+            lines.append(f"        if {item} is not None:")
+            lines.extend("            " + line for line in body)
+        else:
+            lines.extend("        " + line for line in body)
+    del old_k
+    return lines
+
+
+def _rules(module: _Module, rules: Iterable[CelRule], v: str, old: str, p: str, json_type: str, depth: int) -> list[str]:
+    rules = list(rules)
+    if not rules:
+        return []
+    lines = [f"json{depth} = _v.to_json({v})", f"old_json{depth} = None if {old} is None else _v.to_json({old})"]
+    for rule in rules:
+        arguments = [f"rule={py_string(rule.rule)}"]
+        for name, value in (
+            ("message", rule.message),
+            ("message_expression", rule.message_expression),
+            ("reason", rule.reason),
+            ("field_path", rule.field_path),
+        ):
+            if value:
+                arguments.append(f"{name}={py_string(value)}")
+        if rule.optional_old_self:
+            arguments.append("optional_old_self=True")
+        arguments.append(f"json_type={py_string(json_type)}")
+        key = "rule:" + json.dumps([rule.model_dump(exclude={"position"}), json_type], sort_keys=True)
+        name = module.constant(key, "RULE", f"_v.Rule({', '.join(arguments)})")
+        lines.append(f"{name}.check(json{depth}, old_json{depth}, {p}, errors)")
+    return lines
+
+
+def _union_block(module: _Module, typedef: TypeDef, union: Union) -> list[str]:
+    by_json = {f.json_name: f for f in typedef.fields}
+    members = [m for m in union.members if m.json_name in by_json]
+    attrs = [by_json[m.json_name].python_name for m in members]
+    if union.discriminator and union.discriminator in by_json:
+        attrs.append(by_json[union.discriminator].python_name)
+    watched = ", ".join(f"obj.{a}" for a in attrs)
+    watched_old = ", ".join(f"old.{a}" for a in attrs)
+    entries = []
+    for m in members:
+        f = by_json[m.json_name]
+        zero = _zero_test(module.universe, f.type, f"obj.{f.python_name}")
+        entries.append(f"({py_string(m.json_name)}, {py_string(m.member_name)}, {_negate(zero)})")
+    arguments = ["path", "errors", "(" + ", ".join(entries) + ("," if len(entries) == 1 else "") + ")", py_string(union.mode)]
+    if union.discriminator and union.discriminator in by_json:
+        d = by_json[union.discriminator]
+        arguments.append(f"discriminator=({py_string(d.json_name)}, obj.{d.python_name})")
+    if union.origin.startswith("kubebuilder:"):
+        arguments.append("kubebuilder=True")
+    return [
+        f"if old is None or ({watched},) != ({watched_old},):",
+        f"    _v.check_union({', '.join(arguments)})",
+    ]
+
+
+def _check_ref(module: _Module, typedef: TypeDef) -> str:
+    if typedef.package == module.package.import_path:
+        return f"check_{typedef.python_name}"
+    target = module.universe.package(typedef.package)
+    return module.context.package_name(target, "validation", f"check_{typedef.python_name}")

@@ -1,0 +1,256 @@
+"""Validation constraints and unions, read from markers into the IR.
+
+validation-gen (`+k8s:*`), controller-gen (`+kubebuilder:validation:*`) and the shared
+markers (`+required`, `+listType`, ...) say the same things in different words; this
+module reads them all into one `Constraints` record per field and per type, and one
+`Union` per group of union members, so that the validation and OpenAPI generators
+never look at markers themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from kgen.ir.model import CelRule, Constraints, Gated, Union, UnionMember
+from kgen.markers.registry import Marker
+
+_PRESENCE = {
+    "optional": "optional",
+    "k8s:optional": "optional",
+    "kubebuilder:validation:Optional": "optional",
+    "required": "required",
+    "k8s:required": "required",
+    "kubebuilder:validation:Required": "required",
+    "k8s:forbidden": "forbidden",
+}
+
+_KUBEBUILDER = "kubebuilder:validation:"
+_ITEMS = "kubebuilder:validation:items:"
+
+_SIMPLE = {
+    "k8s:minimum": "minimum",
+    "k8s:maximum": "maximum",
+    "k8s:minLength": "min_length",
+    "k8s:maxLength": "max_length",
+    "k8s:maxBytes": "max_bytes",
+    "k8s:minItems": "min_items",
+    "k8s:maxItems": "max_items",
+    "k8s:minProperties": "min_properties",
+    "k8s:maxProperties": "max_properties",
+    "k8s:format": "format",
+    "k8s:monotonic": "monotonic",
+    "listType": "list_type",
+    "k8s:listType": "list_type",
+    "Minimum": "minimum",
+    "Maximum": "maximum",
+    "ExclusiveMinimum": "exclusive_minimum",
+    "ExclusiveMaximum": "exclusive_maximum",
+    "MultipleOf": "multiple_of",
+    "MinLength": "min_length",
+    "MaxLength": "max_length",
+    "Pattern": "pattern",
+    "Format": "format",
+    "MinItems": "min_items",
+    "MaxItems": "max_items",
+    "MinProperties": "min_properties",
+    "MaxProperties": "max_properties",
+}
+
+VALIDATION_MARKERS = frozenset(
+    set(_PRESENCE)
+    | {n for n in _SIMPLE if ":" in n or n == "listType"}
+    | {
+        "listMapKey",
+        "k8s:listMapKey",
+        "k8s:unique",
+        "k8s:eachVal",
+        "k8s:eachKey",
+        "k8s:subfield",
+        "k8s:immutable",
+        "k8s:update",
+        "k8s:neq",
+        "k8s:ifEnabled",
+        "k8s:ifDisabled",
+        "k8s:beta",
+    }
+)
+
+
+def constraints(markers: Iterable[Marker], package_presence: str | None = None) -> Constraints:
+    """The constraints the validation markers among `markers` declare."""
+    values: dict[str, Any] = {}
+    items: list[Marker] = []
+    keys: list[Marker] = []
+    subfields: dict[str, list[Marker]] = {}
+    gated: list[Gated] = []
+    rules: list[CelRule] = []
+    neq: list[Any] = []
+    map_keys: list[str] = []
+    update: list[str] = []
+    position = ""
+    for marker in markers:
+        name = marker.name
+        before = len(values) + len(items) + len(keys) + len(subfields) + len(gated) + len(rules) + len(neq) + len(map_keys) + len(update)
+        if name in _PRESENCE:
+            values["presence"] = _PRESENCE[name]
+        elif name.startswith(_ITEMS):
+            items.append(marker.model_copy(update={"name": _KUBEBUILDER + name[len(_ITEMS) :]}))
+        elif name in _SIMPLE:
+            values[_SIMPLE[name]] = marker.value
+        elif name.startswith(_KUBEBUILDER) and name[len(_KUBEBUILDER) :] in _SIMPLE:
+            key = _SIMPLE[name[len(_KUBEBUILDER) :]]
+            values[key] = True if marker.value is None and key.startswith("exclusive") else marker.value
+        elif name == _KUBEBUILDER + "Enum":
+            values["enum"] = tuple(_enum_value(v) for v in marker.value)
+        elif name == _KUBEBUILDER + "UniqueItems":
+            if marker.value is not False:
+                values["unique"] = "set"
+        elif name == _KUBEBUILDER + "XValidation":
+            rules.append(_rule(marker))
+        elif name in ("listMapKey", "k8s:listMapKey"):
+            if marker.value not in map_keys:
+                map_keys.append(marker.value)
+        elif name == "k8s:unique":
+            values["unique"] = marker.value
+        elif name == "k8s:eachVal":
+            items.append(marker.value)
+        elif name == "k8s:eachKey":
+            keys.append(marker.value)
+        elif name == "k8s:subfield":
+            subfields.setdefault(marker.args.get("", ""), []).append(marker.value)
+        elif name == "k8s:immutable":
+            values["immutable"] = marker.value is not False
+        elif name == "k8s:update":
+            update.extend(v for v in marker.value if v not in update)
+        elif name == "k8s:neq":
+            neq.append(marker.value)
+        elif name in ("k8s:ifEnabled", "k8s:ifDisabled"):
+            gated.append(
+                Gated(
+                    gate=marker.args.get("", ""),
+                    enabled=name == "k8s:ifEnabled",
+                    constraints=constraints([marker.value]),
+                )
+            )
+        elif name == "k8s:beta":
+            # Enforced (the DeclarativeValidationBeta gate is on by default); `+k8s:alpha` is shadow-only.
+            inner = constraints([marker.value])
+            values.update(inner.model_dump(exclude_defaults=True, exclude={"position"}))
+        after = len(values) + len(items) + len(keys) + len(subfields) + len(gated) + len(rules) + len(neq) + len(map_keys) + len(update)
+        if after != before and not position:
+            position = marker.position
+    if "presence" not in values and package_presence:
+        values["presence"] = package_presence
+    if values.get("list_type") in ("set", "map") and "unique" not in values:
+        values["unique"] = values["list_type"]
+    if items:
+        values["items"] = constraints(items)
+    if keys:
+        values["keys"] = constraints(keys)
+    if subfields:
+        values["subfields"] = {name: constraints(ms) for name, ms in sorted(subfields.items())}
+    return Constraints(
+        **values,
+        gated=tuple(gated),
+        rules=tuple(rules),
+        neq=tuple(neq),
+        list_map_keys=tuple(map_keys),
+        update=tuple(update),
+        position=position,
+    )
+
+
+def _enum_value(value: Any) -> Any:
+    """controller-gen's Enum values: numbers stay numbers, the rest are strings."""
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            try:
+                return float(value)
+            except ValueError:
+                return value
+    return value
+
+
+def _rule(marker: Marker) -> CelRule:
+    args = marker.args
+    return CelRule(
+        rule=args.get("rule", ""),
+        message=args.get("message", ""),
+        message_expression=args.get("messageExpression", ""),
+        reason=args.get("reason", ""),
+        field_path=args.get("fieldPath", ""),
+        optional_old_self=bool(args.get("optionalOldSelf", False)),
+        position=marker.position,
+    )
+
+
+# -- unions ----------------------------------------------------------------------------------
+
+
+def unions(type_markers: Iterable[Marker], fields: Iterable[Any]) -> tuple[Union, ...]:
+    """The unions of a struct: `+union`, `+k8s:unionMember`, `+k8s:zeroOrOneOfMember`, kubebuilder's."""
+    fields = list(fields)
+    type_markers = list(type_markers)
+    found: list[Union] = []
+    union_marker = next((m for m in type_markers if m.name == "union"), None)
+    if union_marker is not None:
+        discriminator = next((f for f in fields if any(m.name == "unionDiscriminator" for m in f.markers)), None)
+        members = tuple(
+            UnionMember(json_name=f.json_name, member_name=f.go_name)
+            for f in fields
+            if f is not discriminator and f.optional and not any(m.name == "unionDeprecated" for m in f.markers)
+        )
+        found.append(
+            Union(
+                members=members,
+                discriminator=discriminator.json_name if discriminator else None,
+                origin="union",
+                position=union_marker.position,
+            )
+        )
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for f in fields:
+        for marker in f.markers:
+            if marker.name in ("k8s:unionMember", "k8s:zeroOrOneOfMember"):
+                mode = "exactlyOne" if marker.name == "k8s:unionMember" else "zeroOrOne"
+                group = groups.setdefault(
+                    (mode, marker.args.get("union", "")),
+                    {"members": [], "discriminator": None, "position": marker.position, "origin": marker.name},
+                )
+                group["members"].append(UnionMember(json_name=f.json_name, member_name=marker.args.get("memberName", f.go_name)))
+            elif marker.name == "k8s:unionDiscriminator":
+                group = groups.setdefault(
+                    ("exactlyOne", marker.args.get("union", "")),
+                    {"members": [], "discriminator": None, "position": marker.position, "origin": "k8s:unionMember"},
+                )
+                group["discriminator"] = f.json_name
+    for (mode, name), group in groups.items():
+        found.append(
+            Union(
+                name=name,
+                mode=mode,
+                members=tuple(group["members"]),
+                discriminator=group["discriminator"],
+                origin=group["origin"],
+                position=group["position"],
+            )
+        )
+    modes = {"ExactlyOneOf": "exactlyOne", "AtMostOneOf": "zeroOrOne", "AtLeastOneOf": "atLeastOne"}
+    by_json = {f.json_name: f for f in fields}
+    for marker in type_markers:
+        if marker.name.startswith(_KUBEBUILDER) and marker.name[len(_KUBEBUILDER) :] in modes:
+            found.append(
+                Union(
+                    mode=modes[marker.name[len(_KUBEBUILDER) :]],
+                    members=tuple(
+                        UnionMember(json_name=n, member_name=by_json[n].go_name if n in by_json else n)
+                        for n in marker.value
+                    ),
+                    origin=marker.name,
+                    position=marker.position,
+                )
+            )
+    return tuple(found)

@@ -1,0 +1,223 @@
+"""Runtime of generated validators: field errors, options, and the helpers they call.
+
+Generated `validation.py` modules define, per struct type, `check_<Type>(obj, old, path,
+options, errors)` (appends to `errors`; `old` is the previous value on update) and the
+public entry points `validate_<Type>(obj, path=None, old=None, options=None)`, plus for
+kinds `validate_<Kind>(obj, options=None)` and `validate_<Kind>_update(new, old,
+options=None)`, which also check the object's metadata.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field as _dataclass_field
+from typing import Any
+
+from kgen.runtime.validation.cel import Rule
+from kgen.runtime.validation.field import (
+    FIELD_IMMUTABLE,
+    ErrorType,
+    FieldError,
+    Path,
+    aggregate_message,
+    child,
+    duplicate,
+    forbidden,
+    index,
+    internal,
+    invalid,
+    invalid_error,
+    key,
+    not_supported,
+    required,
+    too_long,
+    too_many,
+    type_invalid,
+)
+from kgen.runtime.validation.formats import FORMATS
+from kgen.runtime.validation.meta import validate_object_meta, validate_object_meta_update
+
+__all__ = [
+    "FIELD_IMMUTABLE",
+    "FORMATS",
+    "ErrorType",
+    "FieldError",
+    "Options",
+    "Path",
+    "Rule",
+    "aggregate_message",
+    "check_union",
+    "child",
+    "duplicate",
+    "forbidden",
+    "index",
+    "internal",
+    "invalid",
+    "invalid_error",
+    "key",
+    "keyed",
+    "malformed",
+    "not_supported",
+    "pattern",
+    "required",
+    "to_json",
+    "too_long",
+    "too_many",
+    "type_invalid",
+    "unique_map",
+    "unique_set",
+    "validate_object_meta",
+    "validate_object_meta_update",
+]
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a validation depends on besides the objects: the feature gates that are on."""
+
+    feature_gates: Mapping[str, bool] = _dataclass_field(default_factory=dict)
+
+    def enabled(self, gate: str) -> bool:
+        return bool(self.feature_gates.get(gate, False))
+
+
+DEFAULT_OPTIONS = Options()
+
+
+def malformed(path: Path | None, value: Any, expected: str) -> FieldError:
+    """The error for a value of the wrong Python type (a model built without validation)."""
+    return type_invalid(path, _shown(value), f"must be of type {expected}")
+
+
+def _shown(value: Any) -> Any:
+    return value if isinstance(value, (str, int, float, bool, type(None))) else type(value).__name__
+
+
+class _Pattern:
+    """A `Pattern`: Python's `re` when it reads the expression as RE2 does, else RE2 itself."""
+
+    __slots__ = ("search",)
+
+    def __init__(self, expression: str):
+        try:
+            self.search = re.compile(expression).search
+        except re.error:
+            import re2  # RE2 syntax Python does not read (`\\pL`, ...)
+
+            options = re2.Options()
+            options.log_errors = False
+            self.search = re2.compile(expression, options).search
+
+
+def pattern(expression: str) -> _Pattern:
+    return _Pattern(expression)
+
+
+def to_json(value: Any) -> Any:
+    """A value as JSON data (what CEL rules see): models as their JSON objects."""
+    to_dict = getattr(value, "to_dict", None)
+    if to_dict is not None:
+        return to_dict()
+    if isinstance(value, list):
+        return [to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_json(v) for k, v in value.items()}
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    encode = getattr(value, "to_json_value", None)
+    if encode is not None:
+        return encode()
+    return str(value)
+
+
+def unique_set(items: list[Any], path: Path | None, errors: list[FieldError]) -> None:
+    """Each repeated item of a set list is a Duplicate at its index."""
+    seen: list[Any] = []
+    hashed: set[Any] = set()
+    for i, item in enumerate(items):
+        try:
+            if item in hashed:
+                errors.append(duplicate(index(path, i), item))
+                continue
+            hashed.add(item)
+        except TypeError:  # unhashable items (structs) compare by value
+            if item in seen:
+                errors.append(duplicate(index(path, i), item))
+                continue
+            seen.append(item)
+
+
+def unique_map(
+    items: list[Any], key_of: Callable[[Any], tuple], names: tuple[str, ...], path: Path | None, errors: list[FieldError]
+) -> None:
+    """Each item of a map list whose keys repeat an earlier item's is a Duplicate at its index."""
+    seen: set[tuple] = set()
+    for i, item in enumerate(items):
+        if item is None:
+            continue
+        item_key = key_of(item)
+        if item_key in seen:
+            shown = item_key[0] if len(item_key) == 1 else dict(zip(names, item_key))
+            errors.append(duplicate(index(path, i), shown))
+        seen.add(item_key)
+
+
+def keyed(items: list[Any] | None, key_of: Callable[[Any], tuple]) -> dict[tuple, Any]:
+    """The items of an old map list by key: how an item is matched with its previous value."""
+    if not items:
+        return {}
+    return {key_of(item): item for item in items if item is not None}
+
+
+def check_union(
+    path: Path | None,
+    errors: list[FieldError],
+    members: Iterable[tuple[str, str, bool]],
+    mode: str = "exactlyOne",
+    discriminator: tuple[str, Any] | None = None,
+    kubebuilder: bool = False,
+) -> None:
+    """Union rules of validation-gen (or controller-gen's one-of rules when `kubebuilder`).
+
+    `members` are (JSON name, member name, is set). With a discriminator (JSON name,
+    value), the member it names must be set and the others must not be.
+    """
+    members = list(members)
+    names = ", ".join(f"`{json_name}`" for json_name, _, _ in members)
+    set_fields = [json_name for json_name, _, is_set in members if is_set]
+    if discriminator is not None:
+        discriminator_name, value = discriminator
+        for json_name, member_name, is_set in members:
+            if value == member_name and not is_set:
+                errors.append(
+                    invalid(child(path, json_name), "", f"must be specified when `{discriminator_name}` is \"{member_name}\"", "union")
+                )
+            elif value != member_name and is_set:
+                errors.append(
+                    invalid(child(path, json_name), "", f"may only be specified when `{discriminator_name}` is \"{member_name}\"", "union")
+                )
+        return
+    if kubebuilder:
+        listed = "[" + " ".join(json_name for json_name, _, _ in members) + "]"
+        if mode == "exactlyOne" and len(set_fields) != 1:
+            errors.append(invalid(path, "object", f"exactly one of the fields in {listed} must be set", "union"))
+        elif mode == "zeroOrOne" and len(set_fields) > 1:
+            errors.append(invalid(path, "object", f"at most one of the fields in {listed} may be set", "union"))
+        elif mode == "atLeastOne" and not set_fields:
+            errors.append(invalid(path, "object", f"at least one of the fields in {listed} must be set", "union"))
+        return
+    if not set_fields and mode in ("exactlyOne", "atLeastOne"):
+        errors.append(invalid(path, "", f"must specify one of: {names}", "union"))
+    elif len(set_fields) > 1 and mode in ("exactlyOne", "zeroOrOne"):
+        quantity = "exactly" if mode == "exactlyOne" else "at most"
+        errors.append(
+            invalid(path, "{" + ", ".join(set_fields) + "}", f"must specify {quantity} one of: {names}", "union")
+        )
+
+
+def is_zero(value: Any) -> bool:
+    """Whether a struct value is its zero value (every field unset)."""
+    from kgen.runtime.model import is_zero as model_is_zero
+
+    return value is None or model_is_zero(value)

@@ -1,0 +1,191 @@
+"""CEL validation rules (`+kubebuilder:validation:XValidation`), evaluated in Python.
+
+Rules run on the JSON form of the value, as the API server runs them on a custom
+resource: `self` is the value, `oldSelf` the previous value on update. A rule that
+mentions `oldSelf` is a transition rule and only runs on update when there is an old
+value (unless `optionalOldSelf`). The Common Expression Language implementation is the
+`cel` package (common-expression-language); kgen adds the Kubernetes string and list
+functions it lacks (`lowerAscii`, `split`, `isSorted`, ...).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import cel
+
+from kgen.runtime.validation import field
+from kgen.runtime.validation.field import ErrorType, FieldError, Path
+
+_REASONS = {
+    "FieldValueInvalid": ErrorType.INVALID,
+    "FieldValueForbidden": ErrorType.FORBIDDEN,
+    "FieldValueRequired": ErrorType.REQUIRED,
+    "FieldValueDuplicate": ErrorType.DUPLICATE,
+}
+
+_OLD_SELF = re.compile(r"\boldSelf\b")
+
+
+def compile_error(expression: str) -> str | None:
+    """Why a CEL expression does not compile, or None (used at generation time)."""
+    try:
+        cel.compile(expression)
+    except (ValueError, RuntimeError) as err:
+        return str(err).strip()
+    return None
+
+
+@dataclass
+class Rule:
+    """One compiled rule with its message and where its errors go."""
+
+    rule: str
+    message: str = ""
+    message_expression: str = ""
+    reason: str = ""
+    field_path: str = ""
+    optional_old_self: bool = False
+    json_type: str = "object"
+    """The JSON Schema type of the value (`object`, `string`, ...): the bad value of its errors."""
+
+    def __post_init__(self) -> None:
+        self.program = cel.compile(self.rule)
+        self.message_program = cel.compile(self.message_expression) if self.message_expression else None
+        self.transition = bool(_OLD_SELF.search(self.rule))
+        self.error_type = _REASONS.get(self.reason, ErrorType.INVALID)
+
+    def check(self, value: Any, old: Any, path: Path | None, errors: list[FieldError]) -> None:
+        """Evaluate the rule on JSON values `value` (and `old`); append an error when it fails."""
+        if self.transition and old is None and not self.optional_old_self:
+            return
+        variables = {"self": value}
+        if self.transition:
+            variables["oldSelf"] = old
+        context = _context()
+        target = _at(path, self.field_path)
+        try:
+            context.update(variables)
+            result = self.program.execute(context)
+        except Exception as err:  # noqa: BLE001 - any evaluation problem is the object's error, never a crash
+            errors.append(field.invalid(target, self.json_type, f"{_clean(err)} evaluating rule: {self.rule}", "rule"))
+            return
+        if result is True:
+            return
+        if result is not False:
+            errors.append(field.invalid(target, self.json_type, f"rule did not evaluate to a bool: {self.rule}", "rule"))
+            return
+        errors.append(self._failure(target, context))
+
+    def _failure(self, path: Path | None, context: cel.Context) -> FieldError:
+        message = self.message or f"failed rule: {self.rule}"
+        if self.message_program is not None:
+            try:
+                text = self.message_program.execute(context)
+                if isinstance(text, str) and text.strip() and "\n" not in text:
+                    message = text
+            except Exception:  # noqa: BLE001 - upstream falls back to the static message
+                pass
+        if self.error_type is ErrorType.INVALID:
+            return field.invalid(path, self.json_type, message, "rule")
+        if self.error_type is ErrorType.DUPLICATE:
+            return field.duplicate(path, self.json_type, "rule")
+        if self.error_type is ErrorType.REQUIRED:
+            return field.required(path, message, "rule")
+        return field.forbidden(path, message, "rule")
+
+
+def _at(path: Path | None, field_path: str) -> Path | None:
+    """The error's path: `fieldPath` (`.spec.ports[0]`, `['a.b']`) under the rule's path."""
+    if not field_path:
+        return path
+    for name, bracketed in re.findall(r"\.([A-Za-z0-9_$-]+)|\[([^\]]*)\]", field_path):
+        if name:
+            path = field.child(path, name)
+        else:
+            inner = bracketed.strip("'\"")
+            path = field.index(path, int(inner)) if inner.isdigit() else field.child(path, inner)
+    return path
+
+
+def _clean(err: BaseException) -> str:
+    text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    return text.split(". Check that")[0]
+
+
+# -- the Kubernetes CEL libraries cel lacks ----------------------------------------------------
+
+
+def _index_of(receiver: Any, item: Any) -> int:
+    try:
+        return receiver.index(item)
+    except ValueError:
+        return -1
+
+
+def _last_index_of(receiver: Any, item: Any) -> int:
+    if isinstance(receiver, str):
+        return receiver.rfind(item)
+    for i in range(len(receiver) - 1, -1, -1):
+        if receiver[i] == item:
+            return i
+    return -1
+
+
+def _substring(text: str, start: int, end: int | None = None) -> str:
+    return text[start:] if end is None else text[start:end]
+
+
+def _is_url(text: str) -> bool:
+    from kgen.runtime.validation.formats import is_uri
+
+    return not is_uri(text)
+
+
+def _is_quantity(text: str) -> bool:
+    from kgen.runtime.quantity import Quantity, QuantityError
+
+    try:
+        Quantity(text)
+    except (QuantityError, ValueError, TypeError):
+        return False
+    return True
+
+
+KUBERNETES_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "lowerAscii": lambda s: "".join(c.lower() if c.isascii() else c for c in s),
+    "upperAscii": lambda s: "".join(c.upper() if c.isascii() else c for c in s),
+    "trim": lambda s: s.strip(),
+    "replace": lambda s, old, new, n=-1: s.replace(old, new, n),
+    "split": lambda s, sep, n=-1: s.split(sep, n - 1 if n > 0 else -1) if n != 0 else [],
+    "join": lambda items, sep="": sep.join(items),
+    "charAt": lambda s, i: s[i] if i < len(s) else "",
+    "indexOf": _index_of,
+    "lastIndexOf": _last_index_of,
+    "substring": _substring,
+    "isSorted": lambda items: list(items) == sorted(items),
+    "sum": lambda items: sum(items),
+    "min": lambda items: min(items),
+    "max": lambda items: max(items),
+    "find": lambda s, pattern: (m.group(0) if (m := re.search(pattern, s)) else ""),
+    "findAll": lambda s, pattern, n=-1: [m.group(0) for m in re.finditer(pattern, s)][: None if n < 0 else n],
+    "isURL": _is_url,
+    "isQuantity": _is_quantity,
+}
+
+_LOCAL = threading.local()
+
+
+def _context() -> cel.Context:
+    """One evaluation context per thread, with the Kubernetes functions registered."""
+    context = getattr(_LOCAL, "context", None)
+    if context is None:
+        context = cel.Context()
+        for name, function in KUBERNETES_FUNCTIONS.items():
+            context.add_function(name, function)
+        _LOCAL.context = context
+    return context
