@@ -523,13 +523,22 @@ def _update_rules(module: _Module, c: Constraints, ref: TypeRef, v: str, old: st
     monotonic = c.monotonic or next((t.monotonic for t in type_c if t.monotonic), None)
     if immutable:
         rules.append(f"errors.append(_v.invalid({p}, {v}, _v.FIELD_IMMUTABLE, 'immutable'))")
+    if {"NoSet", "NoUnset", "NoModify"} & set(update):
+        zero_old = _zero_test(module.universe, ref, old) or f"{old} is None"
+        zero_new = _zero_test(module.universe, ref, v) or f"{v} is None"
     if "NoSet" in update:
-        rules += [f"if {old} is None and {v} is not None:", f"    errors.append(_v.forbidden({p}, 'may not be set once the object exists', 'update'))"]
+        rules += [
+            f"if {zero_old} and {_negate(zero_new)}:",
+            f"    errors.append(_v.forbidden({p}, 'may not be set once the object exists', 'update'))",
+        ]
     if "NoUnset" in update:
-        rules += [f"if {old} is not None and {v} is None:", f"    errors.append(_v.forbidden({p}, 'may not be cleared once set', 'update'))"]
+        rules += [
+            f"if {_negate(zero_old)} and {zero_new}:",
+            f"    errors.append(_v.forbidden({p}, 'may not be cleared once set', 'update'))",
+        ]
     if "NoModify" in update:
         rules += [
-            f"if {old} is not None and {v} is not None:",
+            f"if {_negate(zero_old)} and {_negate(zero_new)}:",
             f"    errors.append(_v.forbidden({p}, 'may not be modified once set', 'update'))",
         ]
     if "NoAddItem" in update:
@@ -609,8 +618,8 @@ def _value(
         for c in cs:
             for name, inner in c.subfields.items():
                 member = next((f for f in struct.fields if f.json_name == name), None)
-                if member is None:
-                    continue
+                if member is None or (struct.package == META_V1 and struct.name == "ObjectMeta" and name == "name"):
+                    continue  # a kind's name format is checked with its metadata (validate_object_meta)
                 sv, so, sp = f"sub{depth}", f"old_sub{depth}", f"sp{depth}"
                 sub = _presence_and_value(module, inner, member.type, sv, so, f"{old} is not None", sp, depth + 1)
                 if sub:

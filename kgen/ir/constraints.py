@@ -96,6 +96,8 @@ def constraints(markers: Iterable[Marker], package_presence: str | None = None) 
             values["presence"] = _PRESENCE[name]
         elif name.startswith(_ITEMS):
             items.append(marker.model_copy(update={"name": _KUBEBUILDER + name[len(_ITEMS) :]}))
+        elif name == "k8s:monotonic":
+            values["monotonic"] = marker.value or "increasing"
         elif name in _SIMPLE:
             values[_SIMPLE[name]] = marker.value
         elif name.startswith(_KUBEBUILDER) and name[len(_KUBEBUILDER) :] in _SIMPLE:

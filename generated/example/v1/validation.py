@@ -30,10 +30,10 @@ from .models import (
     InlineSource,
 )
 
-_FORMAT_0 = _v.FORMATS["k8s-short-name"]
-_FORMAT_1 = _v.FORMATS["k8s-prefixed-label-key"]
-_ENUM_2 = ("Frantic", "Gentle", "Vigorous")
-_KEY_3 = lambda x: (x.name,)
+_FORMAT_0 = _v.FORMATS["k8s-prefixed-label-key"]
+_ENUM_1 = ("Frantic", "Gentle", "Vigorous")
+_KEY_2 = lambda x: (x.name,)
+_FORMAT_3 = _v.FORMATS["k8s-short-name"]
 _ENUM_4 = ("Cron", "Interval")
 _PATTERN_5 = _v.pattern("^(\\S+\\s+){4}\\S+$")
 _ENUM_6 = ("Fri", "Mon", "Sat", "Sun", "Thu", "Tue", "Wed")
@@ -46,8 +46,8 @@ _FORMAT_10 = _v.FORMATS["duration"]
 _FORMAT_11 = _v.FORMATS["k8s-label-key"]
 _FORMAT_12 = _v.FORMATS["k8s-label-value"]
 _RULE_13 = _v.Rule(
-    rule="!has(self.endHour) || self.endHour > self.startHour",
-    message_expression="'endHour (' + string(self.endHour) + ') must be after startHour (' + string(self.startHour) + ')'",
+    rule="!has(self.endHour) || self.endHour > (has(self.startHour) ? self.startHour : 0)",
+    message_expression="'endHour (' + string(self.endHour) + ') must be after startHour (' + string(has(self.startHour) ? self.startHour : 0) + ')'",
     field_path=".endHour",
     json_type="object",
 )
@@ -77,13 +77,6 @@ def check_FrobberClass(
         try:
             p = _v.child(path, "metadata")
             if not _v.is_zero(value):
-                sub1 = value.name
-                old_sub1 = None if old_value is None else old_value.name
-                sp1 = _v.child(p, "name")
-                for message in _FORMAT_0(sub1):
-                    errors.append(
-                        _v.invalid(sp1, sub1, message, "format=k8s-short-name")
-                    )
                 _meta_v1_check_ObjectMeta(value, old_value, p, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed(_v.child(path, "metadata"), value, "ObjectMeta"))
@@ -97,7 +90,7 @@ def check_FrobberClass(
             else:
                 if old is not None:
                     errors.append(_v.invalid(p, value, _v.FIELD_IMMUTABLE, "immutable"))
-                for message in _FORMAT_1(value):
+                for message in _FORMAT_0(value):
                     errors.append(
                         _v.invalid(p, value, message, "format=k8s-prefixed-label-key")
                     )
@@ -361,11 +354,11 @@ def check_FrobberSpec(
         try:
             p = _v.child(path, "mode")
             if value:
-                allowed3 = _ENUM_2
+                allowed2 = _ENUM_1
                 if not options.enabled("FrobberFrantic"):
-                    allowed3 = tuple(x for x in allowed3 if x != "Frantic")
-                if value not in allowed3:
-                    errors.append(_v.not_supported(p, value, allowed3))
+                    allowed2 = tuple(x for x in allowed2 if x != "Frantic")
+                if value not in allowed2:
+                    errors.append(_v.not_supported(p, value, allowed2))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed(_v.child(path, "mode"), value, "string"))
     value = obj.turbo
@@ -387,10 +380,10 @@ def check_FrobberSpec(
             if value:
                 if len(value) > 8:
                     errors.append(_v.too_many(p, len(value), 8))
-                _v.unique_map(value, _KEY_3, ("name",), p, errors)
-                old_index1 = _v.keyed(old_value, _KEY_3)
+                _v.unique_map(value, _KEY_2, ("name",), p, errors)
+                old_index1 = _v.keyed(old_value, _KEY_2)
                 for i1, item1 in enumerate(value):
-                    old_item1 = old_index1.get(_KEY_3(item1))
+                    old_item1 = old_index1.get(_KEY_2(item1))
                     if old_item1 is None or item1 != old_item1:
                         ip1 = _v.index(p, i1)
                         check_FrobberPort(item1, old_item1, ip1, options, errors)
@@ -426,7 +419,7 @@ def check_FrobberSpec(
             p = _v.child(path, "extraArgs")
             if value:
                 for key1 in value:
-                    for message in _FORMAT_0(key1):
+                    for message in _FORMAT_3(key1):
                         errors.append(
                             _v.invalid(p, key1, message, "format=k8s-short-name")
                         )
@@ -802,7 +795,7 @@ def check_FrobberPort(
             if not value:
                 errors.append(_v.required(p))
             else:
-                for message in _FORMAT_0(value):
+                for message in _FORMAT_3(value):
                     errors.append(
                         _v.invalid(p, value, message, "format=k8s-short-name")
                     )
@@ -950,7 +943,7 @@ def check_GitSource(
             p = _v.child(path, "tag")
             if value:
                 if old is not None:
-                    if old_value is not None and value is not None:
+                    if old_value and value:
                         errors.append(
                             _v.forbidden(p, "may not be modified once set", "update")
                         )
@@ -1026,6 +1019,25 @@ def check_FrobberStatus(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a FrobberStatus (changed since `old`, on update) to `errors`."""
+    value = obj.observed_generation
+    old_value = None if old is None else old.observed_generation
+    if old is None or value != old_value:
+        try:
+            p = _v.child(path, "observedGeneration")
+            if value:
+                if old is not None:
+                    if (
+                        old_value is not None
+                        and value is not None
+                        and value < old_value
+                    ):
+                        errors.append(
+                            _v.invalid(p, value, "may not be decreased", "monotonic")
+                        )
+        except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
+            errors.append(
+                _v.malformed(_v.child(path, "observedGeneration"), value, "int64")
+            )
     value = obj.conditions
     old_value = None if old is None else old.conditions
     if old is None or value != old_value:

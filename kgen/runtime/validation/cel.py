@@ -113,6 +113,8 @@ def _at(path: Path | None, field_path: str) -> Path | None:
 
 
 def _clean(err: BaseException) -> str:
+    if isinstance(err, KeyError) and err.args:
+        return f"no such key: {err.args[0]}"
     text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
     return text.split(". Check that")[0]
 
