@@ -1,4 +1,4 @@
-"""`python -m bench [runtime|generation]`: print benchmark reports (ratios against alternatives)."""
+"""`python -m bench [runtime|conversion|validation|generation]`: print benchmark reports (ratios against alternatives)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 def main(argv: list[str]) -> None:
     sys.path.insert(0, str(REPO))
-    which = argv or ["runtime", "conversion", "generation"]
+    which = argv or ["runtime", "conversion", "validation", "generation"]
     if "runtime" in which:
         from bench import runtime
 
@@ -24,6 +24,15 @@ def main(argv: list[str]) -> None:
         options = resolve_options(config_path=REPO / "pyproject.toml", registered=tuple(GENERATORS))
         universe, _ = pipeline.build(options)
         print("\n".join(conversion.run(universe)), flush=True)
+    if "validation" in which:
+        from bench import validation
+        from kgen import pipeline
+        from kgen.generators import GENERATORS
+        from kgen.options import resolve_options
+
+        options = resolve_options(config_path=REPO / "pyproject.toml", registered=tuple(GENERATORS))
+        universe, _ = pipeline.build(options)
+        print("\n".join(validation.run(universe)), flush=True)
     if "generation" in which:
         from bench import generation
 

@@ -110,10 +110,11 @@ def check_FrobberSpec(
     old_value = None if old is None else old.mode
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "mode")
             if value:
                 if value not in _ENUM_0:
-                    errors.append(_v.not_supported(p, value, _ENUM_0))
+                    errors.append(
+                        _v.not_supported(_v.child(path, "mode"), value, _ENUM_0)
+                    )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed(_v.child(path, "mode"), value, "string"))
     value = obj.ports
@@ -168,10 +169,11 @@ def check_FrobberPort(
     old_value = None if old is None else old.protocol
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "protocol")
             if value:
                 if value not in _ENUM_2:
-                    errors.append(_v.not_supported(p, value, _ENUM_2))
+                    errors.append(
+                        _v.not_supported(_v.child(path, "protocol"), value, _ENUM_2)
+                    )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed(_v.child(path, "protocol"), value, "string"))
 
@@ -200,10 +202,11 @@ def check_FrobberSource(
     old_value = None if old is None else old.type
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "type")
             if value:
                 if value not in _ENUM_3:
-                    errors.append(_v.not_supported(p, value, _ENUM_3))
+                    errors.append(
+                        _v.not_supported(_v.child(path, "type"), value, _ENUM_3)
+                    )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed(_v.child(path, "type"), value, "string"))
     if old is None or (

@@ -20,6 +20,7 @@ struct gets `validate_<Type>(obj, path=None, old=None, options=None)`.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -450,9 +451,15 @@ def _check_view(module: _Module, typedef: TypeDef, hooks: dict) -> CheckView:
 
 def _field_block(module: _Module, typedef: TypeDef, f: Field) -> list[str]:
     """Statements checking one field, skipped on update when the field did not change."""
-    value, old_value, path = "value", "old_value", "p"
-    body: list[str] = [f"{path} = _v.child(path, {py_string(f.json_name)})"]
-    body.extend(_presence_and_value(module, f.validation, f.type, value, old_value, "old is not None", path, 1))
+    value, old_value = "value", "old_value"
+    here = f"_v.child(path, {py_string(f.json_name)})"
+    checks = _presence_and_value(module, f.validation, f.type, value, old_value, "old is not None", "p", 1)
+    # The field's path is built once when a loop or a nested check needs it, else only with an error.
+    uses = [line for line in checks if re.search(r"(?<=[(\s])p(?=[,)])", line)]
+    if any("errors.append(" not in line for line in uses) or any(line.lstrip().startswith("for ") for line in checks):
+        body = [f"p = {here}", *checks]
+    else:
+        body = [_replace_path(line, here) for line in checks]
     expected = _describe(module.universe, f.type)
     return [
         f"{value} = obj.{f.python_name}",
@@ -463,6 +470,10 @@ def _field_block(module: _Module, typedef: TypeDef, f: Field) -> list[str]:
         "    except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash",
         f"        errors.append(_v.malformed(_v.child(path, {py_string(f.json_name)}), {value}, {py_string(expected)}))",
     ]
+
+
+def _replace_path(line: str, here: str) -> str:
+    return re.sub(r"(?<=[(\s])p(?=[,)])", here, line)
 
 
 def _describe(universe: Universe, ref: TypeRef) -> str:

@@ -100,10 +100,16 @@ def check_FrobberClass(
     old_value = None if old is None else old.parameters
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "parameters")
             if value:
                 if len(value) > 32:
-                    errors.append(_v.too_many(p, len(value), 32, "maxProperties"))
+                    errors.append(
+                        _v.too_many(
+                            _v.child(path, "parameters"),
+                            len(value),
+                            32,
+                            "maxProperties",
+                        )
+                    )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed(_v.child(path, "parameters"), value, "map"))
 
@@ -256,13 +262,25 @@ def check_FrobberSpec(
     old_value = None if old is None else old.description
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "description")
             if value:
                 if len(value) > 256:
-                    errors.append(_v.too_long(p, value, 256, "characters", "maxLength"))
+                    errors.append(
+                        _v.too_long(
+                            _v.child(path, "description"),
+                            value,
+                            256,
+                            "characters",
+                            "maxLength",
+                        )
+                    )
                 if value == "TODO":
                     errors.append(
-                        _v.invalid(p, value, 'must not be equal to "TODO"', "neq")
+                        _v.invalid(
+                            _v.child(path, "description"),
+                            value,
+                            'must not be equal to "TODO"',
+                            "neq",
+                        )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed(_v.child(path, "description"), value, "string"))
@@ -270,18 +288,23 @@ def check_FrobberSpec(
     old_value = None if old is None else old.priority
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "priority")
             if value:
                 if value < -100:
                     errors.append(
                         _v.invalid(
-                            p, value, "must be greater than or equal to -100", "minimum"
+                            _v.child(path, "priority"),
+                            value,
+                            "must be greater than or equal to -100",
+                            "minimum",
                         )
                     )
                 if value > 100:
                     errors.append(
                         _v.invalid(
-                            p, value, "must be less than or equal to 100", "maximum"
+                            _v.child(path, "priority"),
+                            value,
+                            "must be less than or equal to 100",
+                            "maximum",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
@@ -308,12 +331,14 @@ def check_FrobberSpec(
     old_value = None if old is None else old.height_in_inches
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "heightInInches")
             if value is not None:
                 if value < 1:
                     errors.append(
                         _v.invalid(
-                            p, value, "must be greater than or equal to 1", "minimum"
+                            _v.child(path, "heightInInches"),
+                            value,
+                            "must be greater than or equal to 1",
+                            "minimum",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
@@ -324,12 +349,14 @@ def check_FrobberSpec(
     old_value = None if old is None else old.width
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "width")
             if value is not None:
                 if value < 1:
                     errors.append(
                         _v.invalid(
-                            p, value, "must be greater than or equal to 1", "minimum"
+                            _v.child(path, "width"),
+                            value,
+                            "must be greater than or equal to 1",
+                            "minimum",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
@@ -338,12 +365,14 @@ def check_FrobberSpec(
     old_value = None if old is None else old.replicas
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "replicas")
             if value is not None:
                 if value < 0:
                     errors.append(
                         _v.invalid(
-                            p, value, "must be greater than or equal to 0", "minimum"
+                            _v.child(path, "replicas"),
+                            value,
+                            "must be greater than or equal to 0",
+                            "minimum",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
@@ -352,24 +381,24 @@ def check_FrobberSpec(
     old_value = None if old is None else old.mode
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "mode")
             if value:
                 allowed2 = _ENUM_1
                 if not options.enabled("FrobberFrantic"):
                     allowed2 = tuple(x for x in allowed2 if x != "Frantic")
                 if value not in allowed2:
-                    errors.append(_v.not_supported(p, value, allowed2))
+                    errors.append(
+                        _v.not_supported(_v.child(path, "mode"), value, allowed2)
+                    )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed(_v.child(path, "mode"), value, "string"))
     value = obj.turbo
     old_value = None if old is None else old.turbo
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "turbo")
             if value is not None:
                 if not options.enabled("FrobberTurbo"):
                     if value:
-                        errors.append(_v.forbidden(p))
+                        errors.append(_v.forbidden(_v.child(path, "turbo")))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed(_v.child(path, "turbo"), value, "bool"))
     value = obj.ports
@@ -393,10 +422,16 @@ def check_FrobberSpec(
     old_value = None if old is None else old.selector
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "selector")
             if value is not None:
                 if old is not None:
-                    errors.append(_v.invalid(p, value, _v.FIELD_IMMUTABLE, "immutable"))
+                    errors.append(
+                        _v.invalid(
+                            _v.child(path, "selector"),
+                            value,
+                            _v.FIELD_IMMUTABLE,
+                            "immutable",
+                        )
+                    )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(
                 _v.malformed(_v.child(path, "selector"), value, "LabelSelector")
@@ -469,24 +504,24 @@ def check_FrobberSchedule(
     old_value = None if old is None else old.trigger
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "trigger")
             if not value:
-                errors.append(_v.required(p))
+                errors.append(_v.required(_v.child(path, "trigger")))
             else:
                 if value not in _ENUM_4:
-                    errors.append(_v.not_supported(p, value, _ENUM_4))
+                    errors.append(
+                        _v.not_supported(_v.child(path, "trigger"), value, _ENUM_4)
+                    )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed(_v.child(path, "trigger"), value, "string"))
     value = obj.cron
     old_value = None if old is None else old.cron
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "cron")
             if value:
                 if not _PATTERN_5.search(value):
                     errors.append(
                         _v.invalid(
-                            p,
+                            _v.child(path, "cron"),
                             value,
                             "must match the regular expression '^(\\S+\\s+){4}\\S+$'",
                             "pattern",
@@ -498,17 +533,24 @@ def check_FrobberSchedule(
     old_value = None if old is None else old.interval_minutes
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "intervalMinutes")
             if value is not None:
                 if value < 5:
                     errors.append(
                         _v.invalid(
-                            p, value, "must be greater than or equal to 5", "minimum"
+                            _v.child(path, "intervalMinutes"),
+                            value,
+                            "must be greater than or equal to 5",
+                            "minimum",
                         )
                     )
                 if value % 5:
                     errors.append(
-                        _v.invalid(p, value, "must be a multiple of 5", "multipleOf")
+                        _v.invalid(
+                            _v.child(path, "intervalMinutes"),
+                            value,
+                            "must be a multiple of 5",
+                            "multipleOf",
+                        )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(
@@ -518,18 +560,23 @@ def check_FrobberSchedule(
     old_value = None if old is None else old.start_hour
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "startHour")
             if value:
                 if value < 0:
                     errors.append(
                         _v.invalid(
-                            p, value, "must be greater than or equal to 0", "minimum"
+                            _v.child(path, "startHour"),
+                            value,
+                            "must be greater than or equal to 0",
+                            "minimum",
                         )
                     )
                 if value > 23:
                     errors.append(
                         _v.invalid(
-                            p, value, "must be less than or equal to 23", "maximum"
+                            _v.child(path, "startHour"),
+                            value,
+                            "must be less than or equal to 23",
+                            "maximum",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
@@ -538,16 +585,23 @@ def check_FrobberSchedule(
     old_value = None if old is None else old.end_hour
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "endHour")
             if value is not None:
                 if value <= 0:
                     errors.append(
-                        _v.invalid(p, value, "must be greater than 0", "minimum")
+                        _v.invalid(
+                            _v.child(path, "endHour"),
+                            value,
+                            "must be greater than 0",
+                            "minimum",
+                        )
                     )
                 if value > 24:
                     errors.append(
                         _v.invalid(
-                            p, value, "must be less than or equal to 24", "maximum"
+                            _v.child(path, "endHour"),
+                            value,
+                            "must be less than or equal to 24",
+                            "maximum",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
@@ -735,13 +789,25 @@ def check_FrobberCommon(
     old_value = None if old is None else old.description
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "description")
             if value:
                 if len(value) > 256:
-                    errors.append(_v.too_long(p, value, 256, "characters", "maxLength"))
+                    errors.append(
+                        _v.too_long(
+                            _v.child(path, "description"),
+                            value,
+                            256,
+                            "characters",
+                            "maxLength",
+                        )
+                    )
                 if value == "TODO":
                     errors.append(
-                        _v.invalid(p, value, 'must not be equal to "TODO"', "neq")
+                        _v.invalid(
+                            _v.child(path, "description"),
+                            value,
+                            'must not be equal to "TODO"',
+                            "neq",
+                        )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed(_v.child(path, "description"), value, "string"))
@@ -749,18 +815,23 @@ def check_FrobberCommon(
     old_value = None if old is None else old.priority
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "priority")
             if value:
                 if value < -100:
                     errors.append(
                         _v.invalid(
-                            p, value, "must be greater than or equal to -100", "minimum"
+                            _v.child(path, "priority"),
+                            value,
+                            "must be greater than or equal to -100",
+                            "minimum",
                         )
                     )
                 if value > 100:
                     errors.append(
                         _v.invalid(
-                            p, value, "must be less than or equal to 100", "maximum"
+                            _v.child(path, "priority"),
+                            value,
+                            "must be less than or equal to 100",
+                            "maximum",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
@@ -805,20 +876,25 @@ def check_FrobberPort(
     old_value = None if old is None else old.port
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "port")
             if not value:
-                errors.append(_v.required(p))
+                errors.append(_v.required(_v.child(path, "port")))
             else:
                 if value < 1:
                     errors.append(
                         _v.invalid(
-                            p, value, "must be greater than or equal to 1", "minimum"
+                            _v.child(path, "port"),
+                            value,
+                            "must be greater than or equal to 1",
+                            "minimum",
                         )
                     )
                 if value > 65535:
                     errors.append(
                         _v.invalid(
-                            p, value, "must be less than or equal to 65535", "maximum"
+                            _v.child(path, "port"),
+                            value,
+                            "must be less than or equal to 65535",
+                            "maximum",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
@@ -827,10 +903,11 @@ def check_FrobberPort(
     old_value = None if old is None else old.protocol
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "protocol")
             if value:
                 if value not in _ENUM_15:
-                    errors.append(_v.not_supported(p, value, _ENUM_15))
+                    errors.append(
+                        _v.not_supported(_v.child(path, "protocol"), value, _ENUM_15)
+                    )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed(_v.child(path, "protocol"), value, "string"))
 
@@ -859,10 +936,11 @@ def check_FrobberSource(
     old_value = None if old is None else old.type
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "type")
             if value:
                 if value not in _ENUM_16:
-                    errors.append(_v.not_supported(p, value, _ENUM_16))
+                    errors.append(
+                        _v.not_supported(_v.child(path, "type"), value, _ENUM_16)
+                    )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed(_v.child(path, "type"), value, "string"))
     value = obj.git
@@ -940,12 +1018,15 @@ def check_GitSource(
     old_value = None if old is None else old.tag
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "tag")
             if value:
                 if old is not None:
                     if old_value and value:
                         errors.append(
-                            _v.forbidden(p, "may not be modified once set", "update")
+                            _v.forbidden(
+                                _v.child(path, "tag"),
+                                "may not be modified once set",
+                                "update",
+                            )
                         )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed(_v.child(path, "tag"), value, "string"))
@@ -989,12 +1070,19 @@ def check_InlineSource(
     old_value = None if old is None else old.instructions
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "instructions")
             if not value:
-                errors.append(_v.required(p))
+                errors.append(_v.required(_v.child(path, "instructions")))
             else:
                 if len(value.encode()) > 65536:
-                    errors.append(_v.too_long(p, value, 65536, "bytes", "maxBytes"))
+                    errors.append(
+                        _v.too_long(
+                            _v.child(path, "instructions"),
+                            value,
+                            65536,
+                            "bytes",
+                            "maxBytes",
+                        )
+                    )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed(_v.child(path, "instructions"), value, "string"))
 
@@ -1023,7 +1111,6 @@ def check_FrobberStatus(
     old_value = None if old is None else old.observed_generation
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "observedGeneration")
             if value:
                 if old is not None:
                     if (
@@ -1032,7 +1119,12 @@ def check_FrobberStatus(
                         and value < old_value
                     ):
                         errors.append(
-                            _v.invalid(p, value, "may not be decreased", "monotonic")
+                            _v.invalid(
+                                _v.child(path, "observedGeneration"),
+                                value,
+                                "may not be decreased",
+                                "monotonic",
+                            )
                         )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(
@@ -1057,12 +1149,14 @@ def check_FrobberStatus(
     old_value = None if old is None else old.ready_replicas
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "readyReplicas")
             if value:
                 if value < 0:
                     errors.append(
                         _v.invalid(
-                            p, value, "must be greater than or equal to 0", "minimum"
+                            _v.child(path, "readyReplicas"),
+                            value,
+                            "must be greater than or equal to 0",
+                            "minimum",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash

@@ -104,10 +104,11 @@ def check_FrobberSpec(
     old_value = None if old is None else old.mode
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "mode")
             if value:
                 if value not in _ENUM_0:
-                    errors.append(_v.not_supported(p, value, _ENUM_0))
+                    errors.append(
+                        _v.not_supported(_v.child(path, "mode"), value, _ENUM_0)
+                    )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed(_v.child(path, "mode"), value, "string"))
     value = obj.ports

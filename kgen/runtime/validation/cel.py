@@ -58,6 +58,9 @@ class Rule:
         self.message_program = cel.compile(self.message_expression) if self.message_expression else None
         self.transition = bool(_OLD_SELF.search(self.rule))
         self.error_type = _REASONS.get(self.reason, ErrorType.INVALID)
+        used = set(re.findall(r"\b([A-Za-z_]\w*)\s*\(", self.rule + " " + self.message_expression))
+        self.needs_functions = bool(used & KUBERNETES_FUNCTIONS.keys())
+        """Rules that call the Kubernetes functions need a Context (slower); the rest take a dict."""
 
     def check(self, value: Any, old: Any, path: Path | None, errors: list[FieldError]) -> None:
         """Evaluate the rule on JSON values `value` (and `old`); append an error when it fails."""
@@ -66,10 +69,13 @@ class Rule:
         variables = {"self": value}
         if self.transition:
             variables["oldSelf"] = old
-        context = _context()
+        if self.needs_functions:
+            context = _context()
+            context.update(variables)
+        else:
+            context = variables
         target = _at(path, self.field_path)
         try:
-            context.update(variables)
             result = self.program.execute(context)
         except Exception as err:  # noqa: BLE001 - any evaluation problem is the object's error, never a crash
             errors.append(field.invalid(target, self.json_type, f"{_clean(err)} evaluating rule: {self.rule}", "rule"))
@@ -81,7 +87,7 @@ class Rule:
             return
         errors.append(self._failure(target, context))
 
-    def _failure(self, path: Path | None, context: cel.Context) -> FieldError:
+    def _failure(self, path: Path | None, context: Any) -> FieldError:
         message = self.message or f"failed rule: {self.rule}"
         if self.message_program is not None:
             try:

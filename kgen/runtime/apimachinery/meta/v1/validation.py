@@ -90,9 +90,10 @@ def check_ManagedFieldsEntry(
     old_value = None if old is None else old.operation
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "operation")
             if value not in _ENUM_1:
-                errors.append(_v.not_supported(p, value, _ENUM_1))
+                errors.append(
+                    _v.not_supported(_v.child(path, "operation"), value, _ENUM_1)
+                )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed(_v.child(path, "operation"), value, "string"))
 
@@ -121,16 +122,23 @@ def check_Condition(
     old_value = None if old is None else old.type
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "type")
             if not value:
-                errors.append(_v.required(p))
+                errors.append(_v.required(_v.child(path, "type")))
             else:
                 if len(value) > 316:
-                    errors.append(_v.too_long(p, value, 316, "characters", "maxLength"))
+                    errors.append(
+                        _v.too_long(
+                            _v.child(path, "type"),
+                            value,
+                            316,
+                            "characters",
+                            "maxLength",
+                        )
+                    )
                 if not _PATTERN_2.search(value):
                     errors.append(
                         _v.invalid(
-                            p,
+                            _v.child(path, "type"),
                             value,
                             "must match the regular expression '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$'",
                             "pattern",
@@ -142,24 +150,27 @@ def check_Condition(
     old_value = None if old is None else old.status
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "status")
             if not value:
-                errors.append(_v.required(p))
+                errors.append(_v.required(_v.child(path, "status")))
             else:
                 if value not in _ENUM_3:
-                    errors.append(_v.not_supported(p, value, _ENUM_3))
+                    errors.append(
+                        _v.not_supported(_v.child(path, "status"), value, _ENUM_3)
+                    )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed(_v.child(path, "status"), value, "string"))
     value = obj.observed_generation
     old_value = None if old is None else old.observed_generation
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "observedGeneration")
             if value:
                 if value < 0:
                     errors.append(
                         _v.invalid(
-                            p, value, "must be greater than or equal to 0", "minimum"
+                            _v.child(path, "observedGeneration"),
+                            value,
+                            "must be greater than or equal to 0",
+                            "minimum",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
@@ -184,24 +195,32 @@ def check_Condition(
     old_value = None if old is None else old.reason
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "reason")
             if not value:
-                errors.append(_v.required(p))
+                errors.append(_v.required(_v.child(path, "reason")))
             else:
                 if len(value) < 1:
                     errors.append(
                         _v.invalid(
-                            p, value, "must be at least 1 character", "minLength"
+                            _v.child(path, "reason"),
+                            value,
+                            "must be at least 1 character",
+                            "minLength",
                         )
                     )
                 if len(value) > 1024:
                     errors.append(
-                        _v.too_long(p, value, 1024, "characters", "maxLength")
+                        _v.too_long(
+                            _v.child(path, "reason"),
+                            value,
+                            1024,
+                            "characters",
+                            "maxLength",
+                        )
                     )
                 if not _PATTERN_5.search(value):
                     errors.append(
                         _v.invalid(
-                            p,
+                            _v.child(path, "reason"),
                             value,
                             "must match the regular expression '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$'",
                             "pattern",
@@ -213,13 +232,18 @@ def check_Condition(
     old_value = None if old is None else old.message
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "message")
             if not value:
-                errors.append(_v.required(p))
+                errors.append(_v.required(_v.child(path, "message")))
             else:
                 if len(value) > 32768:
                     errors.append(
-                        _v.too_long(p, value, 32768, "characters", "maxLength")
+                        _v.too_long(
+                            _v.child(path, "message"),
+                            value,
+                            32768,
+                            "characters",
+                            "maxLength",
+                        )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed(_v.child(path, "message"), value, "string"))
