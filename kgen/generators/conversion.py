@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from kgen.diagnostics import Diagnostics, Position
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
-from kgen.generators.python import ModuleContext, package_file, package_sources, underlying
+from kgen.generators.python import ModuleContext, package_file, package_sources, per_universe, underlying
 from kgen.hooks import check_arity
 from kgen.ir.model import Field, Package, TypeDef, TypeRef, Universe
 from kgen.render import GeneratedFile, render_python
@@ -93,15 +93,10 @@ def hub_of(universe: Universe, package: Package) -> Package | None:
     return candidates[0] if len(candidates) == 1 else None
 
 
-_last_pairs: tuple[Universe, list[Pair]] | None = None
-
-
+@per_universe
 def pairs(universe: Universe) -> list[Pair]:
     """Every versioned package with its hub and the types they share (computed once per universe)."""
-    global _last_pairs
-    if _last_pairs is None or _last_pairs[0] is not universe:
-        _last_pairs = (universe, _find_pairs(universe))
-    return _last_pairs[1]
+    return _find_pairs(universe)
 
 
 def _find_pairs(universe: Universe) -> list[Pair]:

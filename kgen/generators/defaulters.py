@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from kgen.diagnostics import Diagnostics, Position
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
-from kgen.generators.python import INT_BITS, ModuleContext, package_file, package_sources, py_string, underlying
+from kgen.generators.python import INT_BITS, ModuleContext, package_file, package_sources, per_universe, py_string, underlying
 from kgen.hooks import check_arity
 from kgen.ir.model import Field, Hook, Package, TypeDef, TypeRef, Universe
 from kgen.render import GeneratedFile, render_python
@@ -203,15 +203,8 @@ def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFil
     return files
 
 
-_last_plan: tuple[Universe, _Plan] | None = None
-
-
-def _plan_for(universe: Universe) -> _Plan:
-    """One plan per universe: `has_module` is asked once for every package."""
-    global _last_plan
-    if _last_plan is None or _last_plan[0] is not universe:
-        _last_plan = (universe, _Plan(universe))
-    return _last_plan[1]
+_plan_for = per_universe(_Plan)
+"""One plan per universe: `has_module` is asked once for every package."""
 
 
 def has_module(universe: Universe, package: Package) -> bool:

@@ -7,8 +7,11 @@ imports come out sorted.
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from kgen.ir.model import Package, TypeDef, TypeRef, Universe
 
@@ -157,6 +160,23 @@ class ModuleContext:
     def nullable_annotation(self, ref: TypeRef) -> str:
         base = self.annotation(ref)
         return f"{base} | None" if nullable(self.universe, ref) and base != "_Any" else base
+
+
+_T = TypeVar("_T")
+
+
+def per_universe(compute: Callable[[Universe], _T]) -> Callable[[Universe], _T]:
+    """Memoise `compute(universe)` for the latest universe: generators ask it once per package."""
+    last: tuple[Universe, _T] | None = None
+
+    @functools.wraps(compute)
+    def cached(universe: Universe) -> _T:
+        nonlocal last
+        if last is None or last[0] is not universe:
+            last = (universe, compute(universe))
+        return last[1]
+
+    return cached
 
 
 def _alias(target: Package, name: str) -> str:

@@ -27,10 +27,11 @@ from dataclasses import dataclass, field
 from kgen.diagnostics import Diagnostics, Position
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
-from kgen.generators.python import INT_BITS, ModuleContext, package_file, package_sources, py_string
+from kgen.generators.python import INT_BITS, ModuleContext, package_file, package_sources, per_universe, py_string
 from kgen.hooks import check_arity
 from kgen.ir.model import CelRule, Constraints, Field, Package, TypeDef, TypeRef, Union, Universe
 from kgen.render import GeneratedFile, render_python
+from kgen.runtime.validation import compile_re2
 from kgen.runtime.validation.cel import compile_error
 from kgen.runtime.validation.formats import FORMATS
 
@@ -110,14 +111,7 @@ class _Plan:
         return significant(typedef.validation)
 
 
-_last_plan: tuple[Universe, _Plan] | None = None
-
-
-def _plan_for(universe: Universe) -> _Plan:
-    global _last_plan
-    if _last_plan is None or _last_plan[0] is not universe:
-        _last_plan = (universe, _Plan(universe))
-    return _last_plan[1]
+_plan_for = per_universe(_Plan)
 
 
 def needs(universe: Universe, typedef: TypeDef) -> bool:
@@ -147,7 +141,8 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
                 )
             for union in typedef.unions:
                 _check_union(typedef, union, diagnostics)
-        for type_name, hooks in hooks_by_type(package).items():
+        package_hooks = hooks_by_type(package)
+        for type_name, hooks in package_hooks.items():
             if "create" in hooks:
                 check_arity(hooks["create"], 2, f"validate_{type_name}(obj, path)", diagnostics)
             if "update" in hooks:
@@ -155,7 +150,7 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
         for hook in package.hooks:
             if hook.module == "validation" and hook.name.startswith(HOOK_PREFIX):
                 rest = hook.name[len(HOOK_PREFIX) :]
-                if rest not in hooks_by_type(package) and rest.removesuffix("_update") not in hooks_by_type(package):
+                if rest not in package_hooks and rest.removesuffix("_update") not in package_hooks:
                     diagnostics.warning(
                         Position.parse(hook.position),
                         f"{hook.name} matches no struct type of package {package.import_path}, so it is never called; "
@@ -282,10 +277,8 @@ def _regex_problem(expression: str) -> str | None:
     """Why RE2 (the API server's regular expressions) rejects an expression, or None."""
     import re2
 
-    options = re2.Options()
-    options.log_errors = False
     try:
-        re2.compile(expression, options)
+        compile_re2(expression)
     except re2.error as err:
         message = err.args[0] if err.args else str(err)
         return message.decode() if isinstance(message, bytes) else str(message)
@@ -669,10 +662,6 @@ def _presence_and_value_gated(
     return lines
 
 
-def _number(value) -> str:
-    return repr(value)
-
-
 def _simple_checks(module: _Module, c: Constraints, shape: str, v: str, p: str) -> list[str]:
     lines: list[str] = []
 
@@ -682,16 +671,16 @@ def _simple_checks(module: _Module, c: Constraints, shape: str, v: str, p: str) 
     if shape == "number":
         if c.minimum is not None:
             if c.exclusive_minimum:
-                add(f"{v} <= {_number(c.minimum)}", f"_v.invalid({p}, {v}, {py_string(f'must be greater than {c.minimum}')}, 'minimum')")
+                add(f"{v} <= {repr(c.minimum)}", f"_v.invalid({p}, {v}, {py_string(f'must be greater than {c.minimum}')}, 'minimum')")
             else:
-                add(f"{v} < {_number(c.minimum)}", f"_v.invalid({p}, {v}, {py_string(f'must be greater than or equal to {c.minimum}')}, 'minimum')")
+                add(f"{v} < {repr(c.minimum)}", f"_v.invalid({p}, {v}, {py_string(f'must be greater than or equal to {c.minimum}')}, 'minimum')")
         if c.maximum is not None:
             if c.exclusive_maximum:
-                add(f"{v} >= {_number(c.maximum)}", f"_v.invalid({p}, {v}, {py_string(f'must be less than {c.maximum}')}, 'maximum')")
+                add(f"{v} >= {repr(c.maximum)}", f"_v.invalid({p}, {v}, {py_string(f'must be less than {c.maximum}')}, 'maximum')")
             else:
-                add(f"{v} > {_number(c.maximum)}", f"_v.invalid({p}, {v}, {py_string(f'must be less than or equal to {c.maximum}')}, 'maximum')")
+                add(f"{v} > {repr(c.maximum)}", f"_v.invalid({p}, {v}, {py_string(f'must be less than or equal to {c.maximum}')}, 'maximum')")
         if c.multiple_of:
-            add(f"{v} % {_number(c.multiple_of)}", f"_v.invalid({p}, {v}, {py_string(f'must be a multiple of {c.multiple_of}')}, 'multipleOf')")
+            add(f"{v} % {repr(c.multiple_of)}", f"_v.invalid({p}, {v}, {py_string(f'must be a multiple of {c.multiple_of}')}, 'multipleOf')")
     if shape == "string":
         if c.min_length is not None:
             noun = "character" if c.min_length == 1 else "characters"
@@ -829,7 +818,7 @@ def _map_checks(module: _Module, cs: list[Constraints], base: TypeRef, v: str, o
         if c.max_properties is not None:
             lines += [f"if len({v}) > {c.max_properties}:", f"    errors.append(_v.too_many({p}, len({v}), {c.max_properties}, 'maxProperties'))"]
     key_cs = [c.keys for c in cs if c.keys is not None]
-    k, old_k = f"key{depth}", f"old_key{depth}"
+    k = f"key{depth}"
     key_body = _value(module, key_cs, base.key, k, "None", "False", p, depth + 1, descend)
     if key_body:
         lines += [f"for {k} in {v}:"] + ["    " + line for line in key_body]
@@ -848,7 +837,6 @@ def _map_checks(module: _Module, cs: list[Constraints], base: TypeRef, v: str, o
             lines.extend("            " + line for line in body)
         else:
             lines.extend("        " + line for line in body)
-    del old_k
     return lines
 
 

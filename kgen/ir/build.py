@@ -571,11 +571,9 @@ class _Builder:
             return True
         if names_ & {"required", "k8s:required", "kubebuilder:validation:Required"}:
             return False
-        package_markers = {m.name for m in self.packages[package].markers}
-        if "kubebuilder:validation:Optional" in package_markers:
-            return True
-        if "kubebuilder:validation:Required" in package_markers:
-            return False
+        presence = self._package_presence(package)
+        if presence is not None:
+            return presence == "optional"
         return json_tag.omitempty or json_tag.omitzero
 
     def _classify(self, typedef: TypeDef) -> TypeDef:

@@ -57,26 +57,6 @@ _SIMPLE = {
     "MaxProperties": "max_properties",
 }
 
-VALIDATION_MARKERS = frozenset(
-    set(_PRESENCE)
-    | {n for n in _SIMPLE if ":" in n or n == "listType"}
-    | {
-        "listMapKey",
-        "k8s:listMapKey",
-        "k8s:unique",
-        "k8s:eachVal",
-        "k8s:eachKey",
-        "k8s:subfield",
-        "k8s:immutable",
-        "k8s:update",
-        "k8s:neq",
-        "k8s:ifEnabled",
-        "k8s:ifDisabled",
-        "k8s:beta",
-    }
-)
-
-
 def constraints(markers: Iterable[Marker], package_presence: str | None = None) -> Constraints:
     """The constraints the validation markers among `markers` declare."""
     values: dict[str, Any] = {}
@@ -91,7 +71,7 @@ def constraints(markers: Iterable[Marker], package_presence: str | None = None) 
     position = ""
     for marker in markers:
         name = marker.name
-        before = len(values) + len(items) + len(keys) + len(subfields) + len(gated) + len(rules) + len(neq) + len(map_keys) + len(update)
+        matched = True
         if name in _PRESENCE:
             values["presence"] = _PRESENCE[name]
         elif name.startswith(_ITEMS):
@@ -139,8 +119,9 @@ def constraints(markers: Iterable[Marker], package_presence: str | None = None) 
             # Enforced (the DeclarativeValidationBeta gate is on by default); `+k8s:alpha` is shadow-only.
             inner = constraints([marker.value])
             values.update(inner.model_dump(exclude_defaults=True, exclude={"position"}))
-        after = len(values) + len(items) + len(keys) + len(subfields) + len(gated) + len(rules) + len(neq) + len(map_keys) + len(update)
-        if after != before and not position:
+        else:
+            matched = False  # not a validation marker
+        if matched and not position:
             position = marker.position
     if "presence" not in values and package_presence:
         values["presence"] = package_presence

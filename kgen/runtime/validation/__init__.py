@@ -49,6 +49,7 @@ __all__ = [
     "aggregate_message",
     "check_union",
     "child",
+    "compile_re2",
     "duplicate",
     "forbidden",
     "index",
@@ -94,6 +95,17 @@ def _shown(value: Any) -> Any:
     return value if isinstance(value, (str, int, float, bool, type(None))) else type(value).__name__
 
 
+def compile_re2(expression: str) -> Any:
+    """The expression compiled by RE2 (the API server's regular expressions), quietly.
+
+    Raises `re2.error` when RE2 rejects it."""
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False
+    return re2.compile(expression, options)
+
+
 class _Pattern:
     """A `Pattern`: Python's `re` when it reads the expression as RE2 does, else RE2 itself."""
 
@@ -102,12 +114,8 @@ class _Pattern:
     def __init__(self, expression: str):
         try:
             self.search = re.compile(expression).search
-        except re.error:
-            import re2  # RE2 syntax Python does not read (`\\pL`, ...)
-
-            options = re2.Options()
-            options.log_errors = False
-            self.search = re2.compile(expression, options).search
+        except re.error:  # RE2 syntax Python does not read (`\\pL`, ...)
+            self.search = compile_re2(expression).search
 
 
 def pattern(expression: str) -> _Pattern:

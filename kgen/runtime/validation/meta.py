@@ -8,6 +8,7 @@ references. `validate_object_meta_update` adds the fields that never change.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +25,7 @@ TOTAL_ANNOTATION_SIZE_LIMIT = 256 * (1 << 10)
 """Bytes all annotation keys and values of an object may take together (256 KiB)."""
 
 
+@functools.cache
 def name_check(name_format: str) -> Callable[[str, bool], list[str]]:
     """A name check for `+k8s:format`-style names; with prefix=True it checks a generateName."""
     check = FORMATS[name_format]
