@@ -571,3 +571,51 @@ def test_kubebuilder_one_of_rules_package_default_and_required_lists(generate_pr
         'spec: Invalid value: "object": exactly one of the fields in [a b] must be set',
         'spec: Invalid value: "object": at least one of the fields in [a b] must be set',
     ]
+
+
+def test_update_transitions_and_the_remaining_limits(generate_project):
+    load, _ = generate_project(
+        widget(
+            """
+    // +optional
+    // +k8s:update=NoSet
+    Late *string `json:"late,omitempty"`
+    // +optional
+    // +k8s:update=NoUnset
+    Kept string `json:"kept,omitempty"`
+    // +optional
+    // +k8s:update=NoAddItem
+    // +k8s:update=NoRemoveItem
+    // +kubebuilder:validation:UniqueItems=true
+    Fixed []string `json:"fixed,omitempty"`
+    // +optional
+    // +kubebuilder:validation:Maximum=10
+    // +kubebuilder:validation:ExclusiveMaximum=true
+    Below int32 `json:"below,omitempty"`
+    // +optional
+    // +k8s:minLength=2
+    Word string `json:"word,omitempty"`
+    // +optional
+    // +kubebuilder:validation:MaxProperties=1
+    Tags map[string]string `json:"tags,omitempty"`
+"""
+        )
+    )
+    models, validation = load("widgets.v1.models"), load("widgets.v1.validation")
+    old = models.WidgetSpec(kept="k", fixed=["a", "b"])
+    new = models.WidgetSpec(late="x", fixed=["a", "c", "c"], below=10, word="w", tags={"a": "1", "b": "2"})
+    assert [str(e) for e in validation.validate_WidgetSpec(new, v.Path.root("spec"), old)] == [
+        "spec.late: Forbidden: may not be set once the object exists",
+        "spec.kept: Forbidden: may not be cleared once set",
+        "spec.fixed: Forbidden: may not add items once the object exists",
+        "spec.fixed: Forbidden: may not remove items once the object exists",
+        'spec.fixed[2]: Duplicate value: "c"',
+        "spec.below: Invalid value: 10: must be less than 10",
+        'spec.word: Invalid value: "w": must be at least 2 characters',
+        "spec.tags: Too many: 2: must have at most 1 item",
+    ]
+    # On create, update rules do not apply.
+    assert [e.origin for e in validation.validate_WidgetSpec(new, v.Path.root("spec"))] == [
+        "unique", "maximum", "minLength", "maxProperties",
+    ]  # fmt: skip
+    assert str(v.internal(v.Path.root("spec"), RuntimeError("boom"))) == "spec: Internal error: boom"

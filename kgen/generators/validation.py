@@ -501,21 +501,22 @@ def _negate(test: str) -> str:
 def _presence_and_value(
     module: _Module, c: Constraints, ref: TypeRef, v: str, old: str, has_old: str, p: str, depth: int
 ) -> list[str]:
-    lines: list[str] = []
     zero = _zero_test(module.universe, ref, v)
     present = ref.elem if ref.kind == "pointer" and c.presence in ("required", "optional") else ref
-    checks = _update_rules(module, c, ref, v, old, has_old, p) + _value(module, [c], present, v, old, has_old, p, depth)
+    # Update rules judge the transition, unset values included (clearing is a change too).
+    lines = _update_rules(module, c, ref, v, old, has_old, p)
+    checks = _value(module, [c], present, v, old, has_old, p, depth)
     if c.presence == "forbidden" and zero is not None:
-        return [f"if {_negate(zero)}:", f"    errors.append(_v.forbidden({p}))"]
+        return lines + [f"if {_negate(zero)}:", f"    errors.append(_v.forbidden({p}))"]
     if c.presence == "required" and zero is not None:
-        lines = [f"if {zero}:", f"    errors.append(_v.required({p}))"]
+        lines += [f"if {zero}:", f"    errors.append(_v.required({p}))"]
         if checks:
             lines.append("else:")
             lines.extend("    " + line for line in checks)
         return lines
     if c.presence == "optional" and zero is not None and checks:
-        return [f"if {_negate(zero)}:"] + ["    " + line for line in checks]
-    return checks
+        return lines + [f"if {_negate(zero)}:"] + ["    " + line for line in checks]
+    return lines + checks
 
 
 def _update_rules(module: _Module, c: Constraints, ref: TypeRef, v: str, old: str, has_old: str, p: str) -> list[str]:

@@ -85,11 +85,11 @@ def check_FrobberClass(
     if old is None or value != old_value:
         try:
             p = _v.child(path, "controller")
+            if old is not None:
+                errors.append(_v.invalid(p, value, _v.FIELD_IMMUTABLE, "immutable"))
             if not value:
                 errors.append(_v.required(p))
             else:
-                if old is not None:
-                    errors.append(_v.invalid(p, value, _v.FIELD_IMMUTABLE, "immutable"))
                 for message in _FORMAT_0(value):
                     errors.append(
                         _v.invalid(p, value, message, "format=k8s-prefixed-label-key")
@@ -422,16 +422,15 @@ def check_FrobberSpec(
     old_value = None if old is None else old.selector
     if old is None or value != old_value:
         try:
-            if value is not None:
-                if old is not None:
-                    errors.append(
-                        _v.invalid(
-                            _v.child(path, "selector"),
-                            value,
-                            _v.FIELD_IMMUTABLE,
-                            "immutable",
-                        )
+            if old is not None:
+                errors.append(
+                    _v.invalid(
+                        _v.child(path, "selector"),
+                        value,
+                        _v.FIELD_IMMUTABLE,
+                        "immutable",
                     )
+                )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(
                 _v.malformed(_v.child(path, "selector"), value, "LabelSelector")
@@ -1018,16 +1017,15 @@ def check_GitSource(
     old_value = None if old is None else old.tag
     if old is None or value != old_value:
         try:
-            if value:
-                if old is not None:
-                    if old_value and value:
-                        errors.append(
-                            _v.forbidden(
-                                _v.child(path, "tag"),
-                                "may not be modified once set",
-                                "update",
-                            )
+            if old is not None:
+                if old_value and value:
+                    errors.append(
+                        _v.forbidden(
+                            _v.child(path, "tag"),
+                            "may not be modified once set",
+                            "update",
                         )
+                    )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed(_v.child(path, "tag"), value, "string"))
     if old is None or (
@@ -1111,21 +1109,16 @@ def check_FrobberStatus(
     old_value = None if old is None else old.observed_generation
     if old is None or value != old_value:
         try:
-            if value:
-                if old is not None:
-                    if (
-                        old_value is not None
-                        and value is not None
-                        and value < old_value
-                    ):
-                        errors.append(
-                            _v.invalid(
-                                _v.child(path, "observedGeneration"),
-                                value,
-                                "may not be decreased",
-                                "monotonic",
-                            )
+            if old is not None:
+                if old_value is not None and value is not None and value < old_value:
+                    errors.append(
+                        _v.invalid(
+                            _v.child(path, "observedGeneration"),
+                            value,
+                            "may not be decreased",
+                            "monotonic",
                         )
+                    )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(
                 _v.malformed(_v.child(path, "observedGeneration"), value, "int64")
