@@ -23,9 +23,29 @@ from kgen.runtime.validation import formats
 def test_paths_use_the_conventions_javascript_syntax():
     path = v.Path.root("spec").child("ports").index(1).child("name")
     assert str(path) == "spec.ports[1].name"
-    assert str(v.child(v.child(None, "metadata"), "labels").key("app.kubernetes.io/name")) == (
+    assert str(v.as_path(v.key(v.child(v.child(None, "metadata"), "labels"), "app.kubernetes.io/name"))) == (
         "metadata.labels[app.kubernetes.io/name]"
     )
+    # A path under construction (plain tuples) may start from a Path and reads the same.
+    under = v.index(v.child(v.Path.root("spec"), "ports"), 1)
+    assert str(v.invalid(under, 0, "bad")) == "spec.ports[1]: Invalid value: 0: bad"
+    assert v.as_path(under) == v.Path.root("spec").child("ports").index(1)
+
+
+def test_rules_see_only_the_fields_they_read_and_give_the_same_verdicts():
+    rule = v.Rule(rule="!has(self.b) || self.b > self.a", message_expression="'b ' + string(self.b)")
+    assert rule.reads == ("b", "a")
+    for value, failed in [({"a": 1, "b": 2, "c": [1]}, False), ({"a": 3, "b": 2, "c": {}}, True), ({"a": 3}, False)]:
+        errors: list = []
+        rule.check(value, None, None, errors)
+        assert [e.body() for e in errors] == (['Invalid value: "object": b 2'] if failed else [])
+    # Rules that use the whole value get all of it.
+    assert v.Rule(rule="size(self) < 3").reads is None
+    assert v.Rule(rule="self.startsWith('a')", json_type="string").reads is None
+    assert v.Rule(rule="self == oldSelf").old_reads is None
+    errors = []
+    v.Rule(rule="size(self) < 3").check({"a": 1, "b": 2, "c": 3}, None, None, errors)
+    assert [e.body() for e in errors] == ['Invalid value: "object": failed rule: size(self) < 3']
 
 
 @pytest.mark.parametrize(

@@ -33,7 +33,7 @@ _KEY_4 = lambda x: (x.type,)
 def check_Frobber(
     obj: Frobber,
     old: Frobber | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -42,31 +42,29 @@ def check_Frobber(
     old_value = None if old is None else old.metadata
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "metadata")
+            p = (path, "metadata")
             if not _v.is_zero(value):
                 _meta_v1_check_ObjectMeta(value, old_value, p, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "metadata"), value, "ObjectMeta"))
+            errors.append(_v.malformed((path, "metadata"), value, "ObjectMeta"))
     value = obj.spec
     old_value = None if old is None else old.spec
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "spec")
+            p = (path, "spec")
             if not _v.is_zero(value):
                 check_FrobberSpec(value, old_value, p, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "spec"), value, "FrobberSpec"))
+            errors.append(_v.malformed((path, "spec"), value, "FrobberSpec"))
     value = obj.status
     old_value = None if old is None else old.status
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "status")
+            p = (path, "status")
             if not _v.is_zero(value):
                 check_FrobberStatus(value, old_value, p, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(
-                _v.malformed(_v.child(path, "status"), value, "FrobberStatus")
-            )
+            errors.append(_v.malformed((path, "status"), value, "FrobberStatus"))
 
 
 def validate_Frobber(
@@ -77,7 +75,7 @@ def validate_Frobber(
 ) -> list[_v.FieldError]:
     """Every error of a Frobber being created (or updated from `old`), metadata included."""
     errors: list[_v.FieldError] = []
-    metadata = _v.child(path, "metadata")
+    metadata = (path, "metadata")
     _v.validate_object_meta(
         obj.metadata,
         metadata,
@@ -101,7 +99,7 @@ def validate_Frobber_update(
 def check_FrobberSpec(
     obj: FrobberSpec,
     old: FrobberSpec | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -112,37 +110,33 @@ def check_FrobberSpec(
         try:
             if value:
                 if value not in _ENUM_0:
-                    errors.append(
-                        _v.not_supported(_v.child(path, "mode"), value, _ENUM_0)
-                    )
+                    errors.append(_v.not_supported((path, "mode"), value, _ENUM_0))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "mode"), value, "string"))
+            errors.append(_v.malformed((path, "mode"), value, "string"))
     value = obj.ports
     old_value = None if old is None else old.ports
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "ports")
+            p = (path, "ports")
             if value:
                 _v.unique_map(value, _KEY_1, ("name",), p, errors)
                 old_index1 = _v.keyed(old_value, _KEY_1)
                 for i1, item1 in enumerate(value):
                     old_item1 = old_index1.get(_KEY_1(item1))
                     if old_item1 is None or item1 != old_item1:
-                        ip1 = _v.index(p, i1)
+                        ip1 = (p, None, i1)
                         check_FrobberPort(item1, old_item1, ip1, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "ports"), value, "list"))
+            errors.append(_v.malformed((path, "ports"), value, "list"))
     value = obj.source
     old_value = None if old is None else old.source
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "source")
+            p = (path, "source")
             if not _v.is_zero(value):
                 check_FrobberSource(value, old_value, p, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(
-                _v.malformed(_v.child(path, "source"), value, "FrobberSource")
-            )
+            errors.append(_v.malformed((path, "source"), value, "FrobberSource"))
 
 
 def validate_FrobberSpec(
@@ -160,7 +154,7 @@ def validate_FrobberSpec(
 def check_FrobberPort(
     obj: FrobberPort,
     old: FrobberPort | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -171,11 +165,9 @@ def check_FrobberPort(
         try:
             if value:
                 if value not in _ENUM_2:
-                    errors.append(
-                        _v.not_supported(_v.child(path, "protocol"), value, _ENUM_2)
-                    )
+                    errors.append(_v.not_supported((path, "protocol"), value, _ENUM_2))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "protocol"), value, "string"))
+            errors.append(_v.malformed((path, "protocol"), value, "string"))
 
 
 def validate_FrobberPort(
@@ -193,7 +185,7 @@ def validate_FrobberPort(
 def check_FrobberSource(
     obj: FrobberSource,
     old: FrobberSource | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -204,11 +196,9 @@ def check_FrobberSource(
         try:
             if value:
                 if value not in _ENUM_3:
-                    errors.append(
-                        _v.not_supported(_v.child(path, "type"), value, _ENUM_3)
-                    )
+                    errors.append(_v.not_supported((path, "type"), value, _ENUM_3))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "type"), value, "string"))
+            errors.append(_v.malformed((path, "type"), value, "string"))
     if old is None or (
         obj.git,
         obj.inline,
@@ -245,7 +235,7 @@ def validate_FrobberSource(
 def check_FrobberStatus(
     obj: FrobberStatus,
     old: FrobberStatus | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -254,17 +244,17 @@ def check_FrobberStatus(
     old_value = None if old is None else old.conditions
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "conditions")
+            p = (path, "conditions")
             if value:
                 _v.unique_map(value, _KEY_4, ("type",), p, errors)
                 old_index1 = _v.keyed(old_value, _KEY_4)
                 for i1, item1 in enumerate(value):
                     old_item1 = old_index1.get(_KEY_4(item1))
                     if old_item1 is None or item1 != old_item1:
-                        ip1 = _v.index(p, i1)
+                        ip1 = (p, None, i1)
                         _meta_v1_check_Condition(item1, old_item1, ip1, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "conditions"), value, "list"))
+            errors.append(_v.malformed((path, "conditions"), value, "list"))
 
 
 def validate_FrobberStatus(
@@ -282,7 +272,7 @@ def validate_FrobberStatus(
 def check_FrobberList(
     obj: FrobberList,
     old: FrobberList | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -291,14 +281,14 @@ def check_FrobberList(
     old_value = None if old is None else old.items
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "items")
+            p = (path, "items")
             for i1, item1 in enumerate(value):
                 old_item1 = None
                 if old_item1 is None or item1 != old_item1:
-                    ip1 = _v.index(p, i1)
+                    ip1 = (p, None, i1)
                     check_Frobber(item1, old_item1, ip1, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "items"), value, "list"))
+            errors.append(_v.malformed((path, "items"), value, "list"))
 
 
 def validate_FrobberList(
@@ -316,7 +306,7 @@ def validate_FrobberList(
 def check_FrobberClass(
     obj: FrobberClass,
     old: FrobberClass | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -325,11 +315,11 @@ def check_FrobberClass(
     old_value = None if old is None else old.metadata
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "metadata")
+            p = (path, "metadata")
             if not _v.is_zero(value):
                 _meta_v1_check_ObjectMeta(value, old_value, p, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "metadata"), value, "ObjectMeta"))
+            errors.append(_v.malformed((path, "metadata"), value, "ObjectMeta"))
 
 
 def validate_FrobberClass(
@@ -340,7 +330,7 @@ def validate_FrobberClass(
 ) -> list[_v.FieldError]:
     """Every error of a FrobberClass being created (or updated from `old`), metadata included."""
     errors: list[_v.FieldError] = []
-    metadata = _v.child(path, "metadata")
+    metadata = (path, "metadata")
     _v.validate_object_meta(
         obj.metadata,
         metadata,
@@ -364,7 +354,7 @@ def validate_FrobberClass_update(
 def check_FrobberClassList(
     obj: FrobberClassList,
     old: FrobberClassList | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -373,14 +363,14 @@ def check_FrobberClassList(
     old_value = None if old is None else old.items
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "items")
+            p = (path, "items")
             for i1, item1 in enumerate(value):
                 old_item1 = None
                 if old_item1 is None or item1 != old_item1:
-                    ip1 = _v.index(p, i1)
+                    ip1 = (p, None, i1)
                     check_FrobberClass(item1, old_item1, ip1, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "items"), value, "list"))
+            errors.append(_v.malformed((path, "items"), value, "list"))
 
 
 def validate_FrobberClassList(

@@ -428,10 +428,10 @@ def _check_view(module: _Module, typedef: TypeDef, hooks: dict) -> CheckView:
                 lines.append(f"if {'' if gated.enabled else 'not '}options.enabled({py_string(gated.gate)}):")
                 lines.extend("    " + line for line in inner)
     if "create" in hooks:
-        lines.append(f"errors.extend({module.hooks_alias}.{hooks['create'].name}(obj, path) or ())")
+        lines.append(f"errors.extend({module.hooks_alias}.{hooks['create'].name}(obj, _v.as_path(path)) or ())")
     if "update" in hooks:
         lines.append("if old is not None:")
-        lines.append(f"    errors.extend({module.hooks_alias}.{hooks['update'].name}(obj, old, path) or ())")
+        lines.append(f"    errors.extend({module.hooks_alias}.{hooks['update'].name}(obj, old, _v.as_path(path)) or ())")
     if not lines:
         lines.append("pass")
     return CheckView(
@@ -445,7 +445,7 @@ def _check_view(module: _Module, typedef: TypeDef, hooks: dict) -> CheckView:
 def _field_block(module: _Module, typedef: TypeDef, f: Field) -> list[str]:
     """Statements checking one field, skipped on update when the field did not change."""
     value, old_value = "value", "old_value"
-    here = f"_v.child(path, {py_string(f.json_name)})"
+    here = f"(path, {py_string(f.json_name)})"
     checks = _presence_and_value(module, f.validation, f.type, value, old_value, "old is not None", "p", 1)
     # The field's path is built once when a loop or a nested check needs it, else only with an error.
     uses = [line for line in checks if re.search(r"(?<=[(\s])p(?=[,)])", line)]
@@ -461,7 +461,7 @@ def _field_block(module: _Module, typedef: TypeDef, f: Field) -> list[str]:
         "    try:",
         *("        " + line for line in body),
         "    except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash",
-        f"        errors.append(_v.malformed(_v.child(path, {py_string(f.json_name)}), {value}, {py_string(expected)}))",
+        f"        errors.append(_v.malformed((path, {py_string(f.json_name)}), {value}, {py_string(expected)}))",
     ]
 
 
@@ -631,7 +631,7 @@ def _value(
                     lines += [
                         f"{sv} = {v}.{member.python_name}",
                         f"{so} = None if {old} is None else {old}.{member.python_name}",
-                        f"{sp} = _v.child({p}, {py_string(name)})",
+                        f"{sp} = ({p}, {py_string(name)})",
                         *sub,
                     ]
         if descend and module.plan.struct_needs(struct):
@@ -799,7 +799,7 @@ def _list_checks(module: _Module, cs: list[Constraints], base: TypeRef, v: str, 
         f"for i{depth}, {item} in enumerate({v}):",
         f"    {old_item} = {correlate}",
         f"    if {old_item} is None or {item} != {old_item}:",
-        f"        {ip} = _v.index({p}, i{depth})",
+        f"        {ip} = ({p}, None, i{depth})",
     ]
     nullable_item = _zero_test(universe, elem, item) if elem.kind == "pointer" else None
     if nullable_item:
@@ -831,7 +831,7 @@ def _map_checks(module: _Module, cs: list[Constraints], base: TypeRef, v: str, o
             f"for {k}, {item} in {v}.items():",
             f"    {old_item} = None if {old} is None else {old}.get({k})",
             f"    if {old_item} is None or {item} != {old_item}:",
-            f"        {ip} = _v.key({p}, {k})",
+            f"        {ip} = ({p}, None, {k})",
         ]
         if base.elem.kind in ("pointer", "slice", "map"):
             lines.append(f"        if {item} is not None:")

@@ -66,7 +66,7 @@ _KEY_18 = lambda x: (x.type,)
 def check_FrobberClass(
     obj: FrobberClass,
     old: FrobberClass | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -75,16 +75,16 @@ def check_FrobberClass(
     old_value = None if old is None else old.metadata
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "metadata")
+            p = (path, "metadata")
             if not _v.is_zero(value):
                 _meta_v1_check_ObjectMeta(value, old_value, p, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "metadata"), value, "ObjectMeta"))
+            errors.append(_v.malformed((path, "metadata"), value, "ObjectMeta"))
     value = obj.controller
     old_value = None if old is None else old.controller
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "controller")
+            p = (path, "controller")
             if old is not None:
                 errors.append(_v.invalid(p, value, _v.FIELD_IMMUTABLE, "immutable"))
             if not value:
@@ -95,7 +95,7 @@ def check_FrobberClass(
                         _v.invalid(p, value, message, "format=k8s-prefixed-label-key")
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "controller"), value, "string"))
+            errors.append(_v.malformed((path, "controller"), value, "string"))
     value = obj.parameters
     old_value = None if old is None else old.parameters
     if old is None or value != old_value:
@@ -104,14 +104,11 @@ def check_FrobberClass(
                 if len(value) > 32:
                     errors.append(
                         _v.too_many(
-                            _v.child(path, "parameters"),
-                            len(value),
-                            32,
-                            "maxProperties",
+                            (path, "parameters"), len(value), 32, "maxProperties"
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "parameters"), value, "map"))
+            errors.append(_v.malformed((path, "parameters"), value, "map"))
 
 
 def validate_FrobberClass(
@@ -122,7 +119,7 @@ def validate_FrobberClass(
 ) -> list[_v.FieldError]:
     """Every error of a FrobberClass being created (or updated from `old`), metadata included."""
     errors: list[_v.FieldError] = []
-    metadata = _v.child(path, "metadata")
+    metadata = (path, "metadata")
     _v.validate_object_meta(
         obj.metadata,
         metadata,
@@ -146,7 +143,7 @@ def validate_FrobberClass_update(
 def check_FrobberClassList(
     obj: FrobberClassList,
     old: FrobberClassList | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -155,17 +152,17 @@ def check_FrobberClassList(
     old_value = None if old is None else old.items
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "items")
+            p = (path, "items")
             if not value:
                 errors.append(_v.required(p))
             else:
                 for i1, item1 in enumerate(value):
                     old_item1 = None
                     if old_item1 is None or item1 != old_item1:
-                        ip1 = _v.index(p, i1)
+                        ip1 = (p, None, i1)
                         check_FrobberClass(item1, old_item1, ip1, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "items"), value, "list"))
+            errors.append(_v.malformed((path, "items"), value, "list"))
 
 
 def validate_FrobberClassList(
@@ -183,7 +180,7 @@ def validate_FrobberClassList(
 def check_Frobber(
     obj: Frobber,
     old: Frobber | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -192,33 +189,31 @@ def check_Frobber(
     old_value = None if old is None else old.metadata
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "metadata")
+            p = (path, "metadata")
             if not _v.is_zero(value):
                 _meta_v1_check_ObjectMeta(value, old_value, p, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "metadata"), value, "ObjectMeta"))
+            errors.append(_v.malformed((path, "metadata"), value, "ObjectMeta"))
     value = obj.spec
     old_value = None if old is None else old.spec
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "spec")
+            p = (path, "spec")
             if not _v.is_zero(value):
                 check_FrobberSpec(value, old_value, p, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "spec"), value, "FrobberSpec"))
+            errors.append(_v.malformed((path, "spec"), value, "FrobberSpec"))
     value = obj.status
     old_value = None if old is None else old.status
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "status")
+            p = (path, "status")
             if not _v.is_zero(value):
                 check_FrobberStatus(value, old_value, p, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(
-                _v.malformed(_v.child(path, "status"), value, "FrobberStatus")
-            )
+            errors.append(_v.malformed((path, "status"), value, "FrobberStatus"))
     if old is not None:
-        errors.extend(_hooks.validate_Frobber_update(obj, old, path) or ())
+        errors.extend(_hooks.validate_Frobber_update(obj, old, _v.as_path(path)) or ())
 
 
 def validate_Frobber(
@@ -229,7 +224,7 @@ def validate_Frobber(
 ) -> list[_v.FieldError]:
     """Every error of a Frobber being created (or updated from `old`), metadata included."""
     errors: list[_v.FieldError] = []
-    metadata = _v.child(path, "metadata")
+    metadata = (path, "metadata")
     _v.validate_object_meta(
         obj.metadata,
         metadata,
@@ -253,7 +248,7 @@ def validate_Frobber_update(
 def check_FrobberSpec(
     obj: FrobberSpec,
     old: FrobberSpec | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -266,24 +261,20 @@ def check_FrobberSpec(
                 if len(value) > 256:
                     errors.append(
                         _v.too_long(
-                            _v.child(path, "description"),
-                            value,
-                            256,
-                            "characters",
-                            "maxLength",
+                            (path, "description"), value, 256, "characters", "maxLength"
                         )
                     )
                 if value == "TODO":
                     errors.append(
                         _v.invalid(
-                            _v.child(path, "description"),
+                            (path, "description"),
                             value,
                             'must not be equal to "TODO"',
                             "neq",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "description"), value, "string"))
+            errors.append(_v.malformed((path, "description"), value, "string"))
     value = obj.priority
     old_value = None if old is None else old.priority
     if old is None or value != old_value:
@@ -292,7 +283,7 @@ def check_FrobberSpec(
                 if value < -100:
                     errors.append(
                         _v.invalid(
-                            _v.child(path, "priority"),
+                            (path, "priority"),
                             value,
                             "must be greater than or equal to -100",
                             "minimum",
@@ -301,32 +292,32 @@ def check_FrobberSpec(
                 if value > 100:
                     errors.append(
                         _v.invalid(
-                            _v.child(path, "priority"),
+                            (path, "priority"),
                             value,
                             "must be less than or equal to 100",
                             "maximum",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "priority"), value, "int32"))
+            errors.append(_v.malformed((path, "priority"), value, "int32"))
     value = obj.params
     old_value = None if old is None else old.params
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "params")
+            p = (path, "params")
             if value:
                 if len(value) > 16:
                     errors.append(_v.too_many(p, len(value), 16))
                 for i1, item1 in enumerate(value):
                     old_item1 = None
                     if old_item1 is None or item1 != old_item1:
-                        ip1 = _v.index(p, i1)
+                        ip1 = (p, None, i1)
                         if len(item1) > 64:
                             errors.append(
                                 _v.too_long(ip1, item1, 64, "characters", "maxLength")
                             )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "params"), value, "list"))
+            errors.append(_v.malformed((path, "params"), value, "list"))
     value = obj.height_in_inches
     old_value = None if old is None else old.height_in_inches
     if old is None or value != old_value:
@@ -335,16 +326,14 @@ def check_FrobberSpec(
                 if value < 1:
                     errors.append(
                         _v.invalid(
-                            _v.child(path, "heightInInches"),
+                            (path, "heightInInches"),
                             value,
                             "must be greater than or equal to 1",
                             "minimum",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(
-                _v.malformed(_v.child(path, "heightInInches"), value, "int32")
-            )
+            errors.append(_v.malformed((path, "heightInInches"), value, "int32"))
     value = obj.width
     old_value = None if old is None else old.width
     if old is None or value != old_value:
@@ -353,14 +342,14 @@ def check_FrobberSpec(
                 if value < 1:
                     errors.append(
                         _v.invalid(
-                            _v.child(path, "width"),
+                            (path, "width"),
                             value,
                             "must be greater than or equal to 1",
                             "minimum",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "width"), value, "int32"))
+            errors.append(_v.malformed((path, "width"), value, "int32"))
     value = obj.replicas
     old_value = None if old is None else old.replicas
     if old is None or value != old_value:
@@ -369,14 +358,14 @@ def check_FrobberSpec(
                 if value < 0:
                     errors.append(
                         _v.invalid(
-                            _v.child(path, "replicas"),
+                            (path, "replicas"),
                             value,
                             "must be greater than or equal to 0",
                             "minimum",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "replicas"), value, "int32"))
+            errors.append(_v.malformed((path, "replicas"), value, "int32"))
     value = obj.mode
     old_value = None if old is None else old.mode
     if old is None or value != old_value:
@@ -386,11 +375,9 @@ def check_FrobberSpec(
                 if not options.enabled("FrobberFrantic"):
                     allowed2 = tuple(x for x in allowed2 if x != "Frantic")
                 if value not in allowed2:
-                    errors.append(
-                        _v.not_supported(_v.child(path, "mode"), value, allowed2)
-                    )
+                    errors.append(_v.not_supported((path, "mode"), value, allowed2))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "mode"), value, "string"))
+            errors.append(_v.malformed((path, "mode"), value, "string"))
     value = obj.turbo
     old_value = None if old is None else old.turbo
     if old is None or value != old_value:
@@ -398,14 +385,14 @@ def check_FrobberSpec(
             if value is not None:
                 if not options.enabled("FrobberTurbo"):
                     if value:
-                        errors.append(_v.forbidden(_v.child(path, "turbo")))
+                        errors.append(_v.forbidden((path, "turbo")))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "turbo"), value, "bool"))
+            errors.append(_v.malformed((path, "turbo"), value, "bool"))
     value = obj.ports
     old_value = None if old is None else old.ports
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "ports")
+            p = (path, "ports")
             if value:
                 if len(value) > 8:
                     errors.append(_v.too_many(p, len(value), 8))
@@ -414,10 +401,10 @@ def check_FrobberSpec(
                 for i1, item1 in enumerate(value):
                     old_item1 = old_index1.get(_KEY_2(item1))
                     if old_item1 is None or item1 != old_item1:
-                        ip1 = _v.index(p, i1)
+                        ip1 = (p, None, i1)
                         check_FrobberPort(item1, old_item1, ip1, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "ports"), value, "list"))
+            errors.append(_v.malformed((path, "ports"), value, "list"))
     value = obj.selector
     old_value = None if old is None else old.selector
     if old is None or value != old_value:
@@ -425,32 +412,25 @@ def check_FrobberSpec(
             if old is not None:
                 errors.append(
                     _v.invalid(
-                        _v.child(path, "selector"),
-                        value,
-                        _v.FIELD_IMMUTABLE,
-                        "immutable",
+                        (path, "selector"), value, _v.FIELD_IMMUTABLE, "immutable"
                     )
                 )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(
-                _v.malformed(_v.child(path, "selector"), value, "LabelSelector")
-            )
+            errors.append(_v.malformed((path, "selector"), value, "LabelSelector"))
     value = obj.source
     old_value = None if old is None else old.source
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "source")
+            p = (path, "source")
             if not _v.is_zero(value):
                 check_FrobberSource(value, old_value, p, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(
-                _v.malformed(_v.child(path, "source"), value, "FrobberSource")
-            )
+            errors.append(_v.malformed((path, "source"), value, "FrobberSource"))
     value = obj.extra_args
     old_value = None if old is None else old.extra_args
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "extraArgs")
+            p = (path, "extraArgs")
             if value:
                 for key1 in value:
                     for message in _FORMAT_3(key1):
@@ -460,23 +440,21 @@ def check_FrobberSpec(
                 for key1, item1 in value.items():
                     old_item1 = None if old_value is None else old_value.get(key1)
                     if old_item1 is None or item1 != old_item1:
-                        ip1 = _v.key(p, key1)
+                        ip1 = (p, None, key1)
                         if len(item1) > 8:
                             errors.append(_v.too_many(ip1, len(item1), 8))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "extraArgs"), value, "map"))
+            errors.append(_v.malformed((path, "extraArgs"), value, "map"))
     value = obj.schedule
     old_value = None if old is None else old.schedule
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "schedule")
+            p = (path, "schedule")
             if value is not None:
                 check_FrobberSchedule(value, old_value, p, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(
-                _v.malformed(_v.child(path, "schedule"), value, "FrobberSchedule")
-            )
-    errors.extend(_hooks.validate_FrobberSpec(obj, path) or ())
+            errors.append(_v.malformed((path, "schedule"), value, "FrobberSchedule"))
+    errors.extend(_hooks.validate_FrobberSpec(obj, _v.as_path(path)) or ())
 
 
 def validate_FrobberSpec(
@@ -494,7 +472,7 @@ def validate_FrobberSpec(
 def check_FrobberSchedule(
     obj: FrobberSchedule,
     old: FrobberSchedule | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -504,14 +482,12 @@ def check_FrobberSchedule(
     if old is None or value != old_value:
         try:
             if not value:
-                errors.append(_v.required(_v.child(path, "trigger")))
+                errors.append(_v.required((path, "trigger")))
             else:
                 if value not in _ENUM_4:
-                    errors.append(
-                        _v.not_supported(_v.child(path, "trigger"), value, _ENUM_4)
-                    )
+                    errors.append(_v.not_supported((path, "trigger"), value, _ENUM_4))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "trigger"), value, "string"))
+            errors.append(_v.malformed((path, "trigger"), value, "string"))
     value = obj.cron
     old_value = None if old is None else old.cron
     if old is None or value != old_value:
@@ -520,14 +496,14 @@ def check_FrobberSchedule(
                 if not _PATTERN_5.search(value):
                     errors.append(
                         _v.invalid(
-                            _v.child(path, "cron"),
+                            (path, "cron"),
                             value,
                             "must match the regular expression '^(\\S+\\s+){4}\\S+$'",
                             "pattern",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "cron"), value, "string"))
+            errors.append(_v.malformed((path, "cron"), value, "string"))
     value = obj.interval_minutes
     old_value = None if old is None else old.interval_minutes
     if old is None or value != old_value:
@@ -536,7 +512,7 @@ def check_FrobberSchedule(
                 if value < 5:
                     errors.append(
                         _v.invalid(
-                            _v.child(path, "intervalMinutes"),
+                            (path, "intervalMinutes"),
                             value,
                             "must be greater than or equal to 5",
                             "minimum",
@@ -545,16 +521,14 @@ def check_FrobberSchedule(
                 if value % 5:
                     errors.append(
                         _v.invalid(
-                            _v.child(path, "intervalMinutes"),
+                            (path, "intervalMinutes"),
                             value,
                             "must be a multiple of 5",
                             "multipleOf",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(
-                _v.malformed(_v.child(path, "intervalMinutes"), value, "int32")
-            )
+            errors.append(_v.malformed((path, "intervalMinutes"), value, "int32"))
     value = obj.start_hour
     old_value = None if old is None else old.start_hour
     if old is None or value != old_value:
@@ -563,7 +537,7 @@ def check_FrobberSchedule(
                 if value < 0:
                     errors.append(
                         _v.invalid(
-                            _v.child(path, "startHour"),
+                            (path, "startHour"),
                             value,
                             "must be greater than or equal to 0",
                             "minimum",
@@ -572,14 +546,14 @@ def check_FrobberSchedule(
                 if value > 23:
                     errors.append(
                         _v.invalid(
-                            _v.child(path, "startHour"),
+                            (path, "startHour"),
                             value,
                             "must be less than or equal to 23",
                             "maximum",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "startHour"), value, "int32"))
+            errors.append(_v.malformed((path, "startHour"), value, "int32"))
     value = obj.end_hour
     old_value = None if old is None else old.end_hour
     if old is None or value != old_value:
@@ -588,7 +562,7 @@ def check_FrobberSchedule(
                 if value <= 0:
                     errors.append(
                         _v.invalid(
-                            _v.child(path, "endHour"),
+                            (path, "endHour"),
                             value,
                             "must be greater than 0",
                             "minimum",
@@ -597,19 +571,19 @@ def check_FrobberSchedule(
                 if value > 24:
                     errors.append(
                         _v.invalid(
-                            _v.child(path, "endHour"),
+                            (path, "endHour"),
                             value,
                             "must be less than or equal to 24",
                             "maximum",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "endHour"), value, "int32"))
+            errors.append(_v.malformed((path, "endHour"), value, "int32"))
     value = obj.weekdays
     old_value = None if old is None else old.weekdays
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "weekdays")
+            p = (path, "weekdays")
             if value:
                 if len(value) > 7:
                     errors.append(_v.too_many(p, len(value), 7))
@@ -617,22 +591,22 @@ def check_FrobberSchedule(
                 for i1, item1 in enumerate(value):
                     old_item1 = item1 if old_value and item1 in old_value else None
                     if old_item1 is None or item1 != old_item1:
-                        ip1 = _v.index(p, i1)
+                        ip1 = (p, None, i1)
                         if item1 not in _ENUM_6:
                             errors.append(_v.not_supported(ip1, item1, _ENUM_6))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "weekdays"), value, "list"))
+            errors.append(_v.malformed((path, "weekdays"), value, "list"))
     value = obj.days
     old_value = None if old is None else old.days
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "days")
+            p = (path, "days")
             if value:
                 _v.unique_set(value, p, errors)
                 for i1, item1 in enumerate(value):
                     old_item1 = item1 if old_value and item1 in old_value else None
                     if old_item1 is None or item1 != old_item1:
-                        ip1 = _v.index(p, i1)
+                        ip1 = (p, None, i1)
                         if item1 < 1:
                             errors.append(
                                 _v.invalid(
@@ -652,12 +626,12 @@ def check_FrobberSchedule(
                                 )
                             )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "days"), value, "list"))
+            errors.append(_v.malformed((path, "days"), value, "list"))
     value = obj.time_zone
     old_value = None if old is None else old.time_zone
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "timeZone")
+            p = (path, "timeZone")
             if value:
                 if len(value) < 3:
                     errors.append(
@@ -680,32 +654,32 @@ def check_FrobberSchedule(
                 old_json1 = None if old_value is None else _v.to_json(old_value)
                 _RULE_8.check(json1, old_json1, p, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "timeZone"), value, "string"))
+            errors.append(_v.malformed((path, "timeZone"), value, "string"))
     value = obj.owner
     old_value = None if old is None else old.owner
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "owner")
+            p = (path, "owner")
             if value:
                 for message in _FORMAT_9(value):
                     errors.append(_v.invalid(p, value, message, "format=email"))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "owner"), value, "string"))
+            errors.append(_v.malformed((path, "owner"), value, "string"))
     value = obj.window
     old_value = None if old is None else old.window
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "window")
+            p = (path, "window")
             if value:
                 for message in _FORMAT_10(value):
                     errors.append(_v.invalid(p, value, message, "format=duration"))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "window"), value, "string"))
+            errors.append(_v.malformed((path, "window"), value, "string"))
     value = obj.widget_labels
     old_value = None if old is None else old.widget_labels
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "widgetLabels")
+            p = (path, "widgetLabels")
             if value:
                 if len(value) > 8:
                     errors.append(_v.too_many(p, len(value), 8, "maxProperties"))
@@ -717,7 +691,7 @@ def check_FrobberSchedule(
                 for key1, item1 in value.items():
                     old_item1 = None if old_value is None else old_value.get(key1)
                     if old_item1 is None or item1 != old_item1:
-                        ip1 = _v.key(p, key1)
+                        ip1 = (p, None, key1)
                         for message in _FORMAT_12(item1):
                             errors.append(
                                 _v.invalid(
@@ -725,7 +699,7 @@ def check_FrobberSchedule(
                                 )
                             )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "widgetLabels"), value, "map"))
+            errors.append(_v.malformed((path, "widgetLabels"), value, "map"))
     if old is None or (
         obj.cron,
         obj.interval_minutes,
@@ -779,7 +753,7 @@ def validate_FrobberSchedule(
 def check_FrobberCommon(
     obj: FrobberCommon,
     old: FrobberCommon | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -792,24 +766,20 @@ def check_FrobberCommon(
                 if len(value) > 256:
                     errors.append(
                         _v.too_long(
-                            _v.child(path, "description"),
-                            value,
-                            256,
-                            "characters",
-                            "maxLength",
+                            (path, "description"), value, 256, "characters", "maxLength"
                         )
                     )
                 if value == "TODO":
                     errors.append(
                         _v.invalid(
-                            _v.child(path, "description"),
+                            (path, "description"),
                             value,
                             'must not be equal to "TODO"',
                             "neq",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "description"), value, "string"))
+            errors.append(_v.malformed((path, "description"), value, "string"))
     value = obj.priority
     old_value = None if old is None else old.priority
     if old is None or value != old_value:
@@ -818,7 +788,7 @@ def check_FrobberCommon(
                 if value < -100:
                     errors.append(
                         _v.invalid(
-                            _v.child(path, "priority"),
+                            (path, "priority"),
                             value,
                             "must be greater than or equal to -100",
                             "minimum",
@@ -827,14 +797,14 @@ def check_FrobberCommon(
                 if value > 100:
                     errors.append(
                         _v.invalid(
-                            _v.child(path, "priority"),
+                            (path, "priority"),
                             value,
                             "must be less than or equal to 100",
                             "maximum",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "priority"), value, "int32"))
+            errors.append(_v.malformed((path, "priority"), value, "int32"))
 
 
 def validate_FrobberCommon(
@@ -852,7 +822,7 @@ def validate_FrobberCommon(
 def check_FrobberPort(
     obj: FrobberPort,
     old: FrobberPort | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -861,7 +831,7 @@ def check_FrobberPort(
     old_value = None if old is None else old.name
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "name")
+            p = (path, "name")
             if not value:
                 errors.append(_v.required(p))
             else:
@@ -870,18 +840,18 @@ def check_FrobberPort(
                         _v.invalid(p, value, message, "format=k8s-short-name")
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "name"), value, "string"))
+            errors.append(_v.malformed((path, "name"), value, "string"))
     value = obj.port
     old_value = None if old is None else old.port
     if old is None or value != old_value:
         try:
             if not value:
-                errors.append(_v.required(_v.child(path, "port")))
+                errors.append(_v.required((path, "port")))
             else:
                 if value < 1:
                     errors.append(
                         _v.invalid(
-                            _v.child(path, "port"),
+                            (path, "port"),
                             value,
                             "must be greater than or equal to 1",
                             "minimum",
@@ -890,25 +860,23 @@ def check_FrobberPort(
                 if value > 65535:
                     errors.append(
                         _v.invalid(
-                            _v.child(path, "port"),
+                            (path, "port"),
                             value,
                             "must be less than or equal to 65535",
                             "maximum",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "port"), value, "int32"))
+            errors.append(_v.malformed((path, "port"), value, "int32"))
     value = obj.protocol
     old_value = None if old is None else old.protocol
     if old is None or value != old_value:
         try:
             if value:
                 if value not in _ENUM_15:
-                    errors.append(
-                        _v.not_supported(_v.child(path, "protocol"), value, _ENUM_15)
-                    )
+                    errors.append(_v.not_supported((path, "protocol"), value, _ENUM_15))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "protocol"), value, "string"))
+            errors.append(_v.malformed((path, "protocol"), value, "string"))
 
 
 def validate_FrobberPort(
@@ -926,7 +894,7 @@ def validate_FrobberPort(
 def check_FrobberSource(
     obj: FrobberSource,
     old: FrobberSource | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -937,29 +905,27 @@ def check_FrobberSource(
         try:
             if value:
                 if value not in _ENUM_16:
-                    errors.append(
-                        _v.not_supported(_v.child(path, "type"), value, _ENUM_16)
-                    )
+                    errors.append(_v.not_supported((path, "type"), value, _ENUM_16))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "type"), value, "string"))
+            errors.append(_v.malformed((path, "type"), value, "string"))
     value = obj.git
     old_value = None if old is None else old.git
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "git")
+            p = (path, "git")
             if value is not None:
                 check_GitSource(value, old_value, p, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "git"), value, "GitSource"))
+            errors.append(_v.malformed((path, "git"), value, "GitSource"))
     value = obj.inline
     old_value = None if old is None else old.inline
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "inline")
+            p = (path, "inline")
             if value is not None:
                 check_InlineSource(value, old_value, p, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "inline"), value, "InlineSource"))
+            errors.append(_v.malformed((path, "inline"), value, "InlineSource"))
     if old is None or (
         obj.git,
         obj.inline,
@@ -996,7 +962,7 @@ def validate_FrobberSource(
 def check_GitSource(
     obj: GitSource,
     old: GitSource | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -1005,14 +971,14 @@ def check_GitSource(
     old_value = None if old is None else old.url
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "url")
+            p = (path, "url")
             if not value:
                 errors.append(_v.required(p))
             else:
                 for message in _FORMAT_17(value):
                     errors.append(_v.invalid(p, value, message, "format=uri"))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "url"), value, "string"))
+            errors.append(_v.malformed((path, "url"), value, "string"))
     value = obj.tag
     old_value = None if old is None else old.tag
     if old is None or value != old_value:
@@ -1021,13 +987,11 @@ def check_GitSource(
                 if old_value and value:
                     errors.append(
                         _v.forbidden(
-                            _v.child(path, "tag"),
-                            "may not be modified once set",
-                            "update",
+                            (path, "tag"), "may not be modified once set", "update"
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "tag"), value, "string"))
+            errors.append(_v.malformed((path, "tag"), value, "string"))
     if old is None or (
         obj.revision,
         obj.tag,
@@ -1059,7 +1023,7 @@ def validate_GitSource(
 def check_InlineSource(
     obj: InlineSource,
     old: InlineSource | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -1069,20 +1033,16 @@ def check_InlineSource(
     if old is None or value != old_value:
         try:
             if not value:
-                errors.append(_v.required(_v.child(path, "instructions")))
+                errors.append(_v.required((path, "instructions")))
             else:
                 if len(value.encode()) > 65536:
                     errors.append(
                         _v.too_long(
-                            _v.child(path, "instructions"),
-                            value,
-                            65536,
-                            "bytes",
-                            "maxBytes",
+                            (path, "instructions"), value, 65536, "bytes", "maxBytes"
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "instructions"), value, "string"))
+            errors.append(_v.malformed((path, "instructions"), value, "string"))
 
 
 def validate_InlineSource(
@@ -1100,7 +1060,7 @@ def validate_InlineSource(
 def check_FrobberStatus(
     obj: FrobberStatus,
     old: FrobberStatus | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -1113,31 +1073,29 @@ def check_FrobberStatus(
                 if old_value is not None and value is not None and value < old_value:
                     errors.append(
                         _v.invalid(
-                            _v.child(path, "observedGeneration"),
+                            (path, "observedGeneration"),
                             value,
                             "may not be decreased",
                             "monotonic",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(
-                _v.malformed(_v.child(path, "observedGeneration"), value, "int64")
-            )
+            errors.append(_v.malformed((path, "observedGeneration"), value, "int64"))
     value = obj.conditions
     old_value = None if old is None else old.conditions
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "conditions")
+            p = (path, "conditions")
             if value:
                 _v.unique_map(value, _KEY_18, ("type",), p, errors)
                 old_index1 = _v.keyed(old_value, _KEY_18)
                 for i1, item1 in enumerate(value):
                     old_item1 = old_index1.get(_KEY_18(item1))
                     if old_item1 is None or item1 != old_item1:
-                        ip1 = _v.index(p, i1)
+                        ip1 = (p, None, i1)
                         _meta_v1_check_Condition(item1, old_item1, ip1, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "conditions"), value, "list"))
+            errors.append(_v.malformed((path, "conditions"), value, "list"))
     value = obj.ready_replicas
     old_value = None if old is None else old.ready_replicas
     if old is None or value != old_value:
@@ -1146,14 +1104,14 @@ def check_FrobberStatus(
                 if value < 0:
                     errors.append(
                         _v.invalid(
-                            _v.child(path, "readyReplicas"),
+                            (path, "readyReplicas"),
                             value,
                             "must be greater than or equal to 0",
                             "minimum",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "readyReplicas"), value, "int32"))
+            errors.append(_v.malformed((path, "readyReplicas"), value, "int32"))
 
 
 def validate_FrobberStatus(
@@ -1171,7 +1129,7 @@ def validate_FrobberStatus(
 def check_FrobberList(
     obj: FrobberList,
     old: FrobberList | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -1180,17 +1138,17 @@ def check_FrobberList(
     old_value = None if old is None else old.items
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "items")
+            p = (path, "items")
             if not value:
                 errors.append(_v.required(p))
             else:
                 for i1, item1 in enumerate(value):
                     old_item1 = None
                     if old_item1 is None or item1 != old_item1:
-                        ip1 = _v.index(p, i1)
+                        ip1 = (p, None, i1)
                         check_Frobber(item1, old_item1, ip1, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "items"), value, "list"))
+            errors.append(_v.malformed((path, "items"), value, "list"))
 
 
 def validate_FrobberList(

@@ -27,7 +27,7 @@ _KEY_2 = lambda x: (x.type,)
 def check_Frobber(
     obj: Frobber,
     old: Frobber | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -36,31 +36,29 @@ def check_Frobber(
     old_value = None if old is None else old.metadata
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "metadata")
+            p = (path, "metadata")
             if not _v.is_zero(value):
                 _meta_v1_check_ObjectMeta(value, old_value, p, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "metadata"), value, "ObjectMeta"))
+            errors.append(_v.malformed((path, "metadata"), value, "ObjectMeta"))
     value = obj.spec
     old_value = None if old is None else old.spec
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "spec")
+            p = (path, "spec")
             if not _v.is_zero(value):
                 check_FrobberSpec(value, old_value, p, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "spec"), value, "FrobberSpec"))
+            errors.append(_v.malformed((path, "spec"), value, "FrobberSpec"))
     value = obj.status
     old_value = None if old is None else old.status
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "status")
+            p = (path, "status")
             if not _v.is_zero(value):
                 check_FrobberStatus(value, old_value, p, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(
-                _v.malformed(_v.child(path, "status"), value, "FrobberStatus")
-            )
+            errors.append(_v.malformed((path, "status"), value, "FrobberStatus"))
 
 
 def validate_Frobber(
@@ -71,7 +69,7 @@ def validate_Frobber(
 ) -> list[_v.FieldError]:
     """Every error of a Frobber being created (or updated from `old`), metadata included."""
     errors: list[_v.FieldError] = []
-    metadata = _v.child(path, "metadata")
+    metadata = (path, "metadata")
     _v.validate_object_meta(
         obj.metadata,
         metadata,
@@ -95,7 +93,7 @@ def validate_Frobber_update(
 def check_FrobberSpec(
     obj: FrobberSpec,
     old: FrobberSpec | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -106,20 +104,18 @@ def check_FrobberSpec(
         try:
             if value:
                 if value not in _ENUM_0:
-                    errors.append(
-                        _v.not_supported(_v.child(path, "mode"), value, _ENUM_0)
-                    )
+                    errors.append(_v.not_supported((path, "mode"), value, _ENUM_0))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "mode"), value, "string"))
+            errors.append(_v.malformed((path, "mode"), value, "string"))
     value = obj.ports
     old_value = None if old is None else old.ports
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "ports")
+            p = (path, "ports")
             if value:
                 _v.unique_map(value, _KEY_1, ("name",), p, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "ports"), value, "list"))
+            errors.append(_v.malformed((path, "ports"), value, "list"))
 
 
 def validate_FrobberSpec(
@@ -137,7 +133,7 @@ def validate_FrobberSpec(
 def check_FrobberStatus(
     obj: FrobberStatus,
     old: FrobberStatus | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -146,17 +142,17 @@ def check_FrobberStatus(
     old_value = None if old is None else old.conditions
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "conditions")
+            p = (path, "conditions")
             if value:
                 _v.unique_map(value, _KEY_2, ("type",), p, errors)
                 old_index1 = _v.keyed(old_value, _KEY_2)
                 for i1, item1 in enumerate(value):
                     old_item1 = old_index1.get(_KEY_2(item1))
                     if old_item1 is None or item1 != old_item1:
-                        ip1 = _v.index(p, i1)
+                        ip1 = (p, None, i1)
                         _meta_v1_check_Condition(item1, old_item1, ip1, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "conditions"), value, "list"))
+            errors.append(_v.malformed((path, "conditions"), value, "list"))
 
 
 def validate_FrobberStatus(
@@ -174,7 +170,7 @@ def validate_FrobberStatus(
 def check_FrobberList(
     obj: FrobberList,
     old: FrobberList | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -183,14 +179,14 @@ def check_FrobberList(
     old_value = None if old is None else old.items
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "items")
+            p = (path, "items")
             for i1, item1 in enumerate(value):
                 old_item1 = None
                 if old_item1 is None or item1 != old_item1:
-                    ip1 = _v.index(p, i1)
+                    ip1 = (p, None, i1)
                     check_Frobber(item1, old_item1, ip1, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "items"), value, "list"))
+            errors.append(_v.malformed((path, "items"), value, "list"))
 
 
 def validate_FrobberList(

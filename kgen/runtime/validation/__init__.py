@@ -20,7 +20,9 @@ from kgen.runtime.validation.field import (
     ErrorType,
     FieldError,
     Path,
+    PathNode,
     aggregate_message,
+    as_path,
     child,
     duplicate,
     forbidden,
@@ -45,8 +47,10 @@ __all__ = [
     "FieldError",
     "Options",
     "Path",
+    "PathNode",
     "Rule",
     "aggregate_message",
+    "as_path",
     "check_union",
     "child",
     "compile_re2",
@@ -86,7 +90,7 @@ class Options:
 DEFAULT_OPTIONS = Options()
 
 
-def malformed(path: Path | None, value: Any, expected: str) -> FieldError:
+def malformed(path: PathNode, value: Any, expected: str) -> FieldError:
     """The error for a value of the wrong Python type (a model built without validation)."""
     return type_invalid(path, _shown(value), f"must be of type {expected}")
 
@@ -139,7 +143,7 @@ def to_json(value: Any) -> Any:
     return str(value)
 
 
-def unique_set(items: list[Any], path: Path | None, errors: list[FieldError]) -> None:
+def unique_set(items: list[Any], path: PathNode, errors: list[FieldError]) -> None:
     """Each repeated item of a set list is a Duplicate at its index."""
     seen: list[Any] = []
     hashed: set[Any] = set()
@@ -157,7 +161,7 @@ def unique_set(items: list[Any], path: Path | None, errors: list[FieldError]) ->
 
 
 def unique_map(
-    items: list[Any], key_of: Callable[[Any], tuple], names: tuple[str, ...], path: Path | None, errors: list[FieldError]
+    items: list[Any], key_of: Callable[[Any], tuple], names: tuple[str, ...], path: PathNode, errors: list[FieldError]
 ) -> None:
     """Each item of a map list whose keys repeat an earlier item's is a Duplicate at its index."""
     seen: set[tuple] = set()
@@ -179,7 +183,7 @@ def keyed(items: list[Any] | None, key_of: Callable[[Any], tuple]) -> dict[tuple
 
 
 def check_union(
-    path: Path | None,
+    path: PathNode,
     errors: list[FieldError],
     members: Iterable[tuple[str, str, bool]],
     mode: str = "exactlyOne",

@@ -19,7 +19,7 @@ from typing import Any
 import cel
 
 from kgen.runtime.validation import field
-from kgen.runtime.validation.field import ErrorType, FieldError, Path
+from kgen.runtime.validation.field import ErrorType, FieldError, PathNode
 
 _REASONS = {
     "FieldValueInvalid": ErrorType.INVALID,
@@ -61,33 +61,44 @@ class Rule:
         used = set(re.findall(r"\b([A-Za-z_]\w*)\s*\(", self.rule + " " + self.message_expression))
         self.needs_functions = bool(used & KUBERNETES_FUNCTIONS.keys())
         """Rules that call the Kubernetes functions need a Context (slower); the rest take a dict."""
+        self.reads = _fields_read(self.rule + " " + self.message_expression, "self")
+        self.old_reads = _fields_read(self.rule + " " + self.message_expression, "oldSelf")
+        """The fields of `self` (`oldSelf`) a rule reads, when it reads nothing else of it.
 
-    def check(self, value: Any, old: Any, path: Path | None, errors: list[FieldError]) -> None:
+        Handing CEL a value costs about a microsecond per JSON member, so an object is
+        cut down to the fields the rule reads before it is evaluated.
+        """
+
+    def check(self, value: Any, old: Any, path: PathNode, errors: list[FieldError]) -> None:
         """Evaluate the rule on JSON values `value` (and `old`); append an error when it fails."""
         if self.transition and old is None and not self.optional_old_self:
             return
+        if self.reads is not None and type(value) is dict:
+            value = {name: value[name] for name in self.reads if name in value}
         variables = {"self": value}
         if self.transition:
+            if self.old_reads is not None and type(old) is dict:
+                old = {name: old[name] for name in self.old_reads if name in old}
             variables["oldSelf"] = old
         if self.needs_functions:
             context = _context()
             context.update(variables)
         else:
             context = variables
-        target = _at(path, self.field_path)
         try:
             result = self.program.execute(context)
         except Exception as err:  # noqa: BLE001 - any evaluation problem is the object's error, never a crash
-            errors.append(field.invalid(target, self.json_type, f"{_clean(err)} evaluating rule: {self.rule}", "rule"))
+            errors.append(field.invalid(path, self.json_type, f"{_clean(err)} evaluating rule: {self.rule}", "rule"))
             return
         if result is True:
             return
+        target = _at(path, self.field_path)
         if result is not False:
             errors.append(field.invalid(target, self.json_type, f"rule did not evaluate to a bool: {self.rule}", "rule"))
             return
         errors.append(self._failure(target, context))
 
-    def _failure(self, path: Path | None, context: Any) -> FieldError:
+    def _failure(self, path: PathNode, context: Any) -> FieldError:
         message = self.message or f"failed rule: {self.rule}"
         if self.message_program is not None:
             try:
@@ -105,7 +116,19 @@ class Rule:
         return field.forbidden(path, message, "rule")
 
 
-def _at(path: Path | None, field_path: str) -> Path | None:
+def _fields_read(text: str, variable: str) -> tuple[str, ...] | None:
+    """The fields read as `variable.name`, or None when the variable is used any other way."""
+    names: list[str] = []
+    for match in re.finditer(rf"\b{variable}\b(\s*\.\s*([A-Za-z_]\w*)(\s*\()?)?", text):
+        name, call = match.group(2), match.group(3)
+        if name is None or call is not None:
+            return None  # the whole value (`self == oldSelf`, `size(self)`) or a method on it
+        if name not in names:
+            names.append(name)
+    return tuple(names)
+
+
+def _at(path: PathNode, field_path: str) -> PathNode:
     """The error's path: `fieldPath` (`.spec.ports[0]`, `['a.b']`) under the rule's path."""
     if not field_path:
         return path

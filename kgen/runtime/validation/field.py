@@ -74,24 +74,43 @@ class Path:
         return hash(str(self))
 
 
-def child(path: Path | None, name: str, *more: str) -> Path:
+PathNode = Any
+"""Where validation is: None (the root), a `Path`, or a chain of plain tuples.
+
+Validators extend the path at every field and item they visit, and nearly always find
+nothing wrong, so the steps are the cheapest objects Python builds: `(parent, name)` for
+a field and `(parent, None, subscript)` for an index or a key. A chain becomes a `Path`
+(`as_path`) only when an error is reported.
+"""
+
+
+def child(path: PathNode, name: str, *more: str) -> PathNode:
     """`path.child(name)`, where a None path is the root (as a nil *field.Path is in Go)."""
-    path = Path(path, name)
+    node = (path, name)
     for part in more:
-        path = Path(path, part)
-    return path
+        node = (node, part)
+    return node
 
 
-def index(path: Path | None, i: int) -> Path:
-    return Path(path, "", str(i))
+def index(path: PathNode, i: int) -> PathNode:
+    return (path, None, i)
 
 
-def key(path: Path | None, k: Any) -> Path:
-    return Path(path, "", str(k))
+def key(path: PathNode, k: Any) -> PathNode:
+    return (path, None, k)
 
 
-def path_string(path: Path | None) -> str:
-    return "<nil>" if path is None else str(path)
+def as_path(node: PathNode) -> Path | None:
+    """The `Path` of a path under construction (hand-written hooks get one)."""
+    if node is None or isinstance(node, Path):
+        return node
+    if len(node) == 2:
+        return Path(as_path(node[0]), node[1])
+    return Path(as_path(node[0]), "", str(node[2]))
+
+
+def path_string(path: PathNode) -> str:
+    return "<nil>" if path is None else str(as_path(path))
 
 
 class ErrorType(str, enum.Enum):
@@ -137,7 +156,7 @@ class FieldError:
 
     __slots__ = ("type", "_path", "bad_value", "detail", "origin")
 
-    def __init__(self, type: ErrorType, path: Path | None, bad_value: Any, detail: str, origin: str = ""):
+    def __init__(self, type: ErrorType, path: PathNode, bad_value: Any, detail: str, origin: str = ""):
         self.type = type
         self._path = path
         self.bad_value = bad_value
@@ -223,29 +242,29 @@ def _go_float(value: float) -> str:
 # -- constructors, as apimachinery's field package names them ------------------------------
 
 
-def required(path: Path | None, detail: str = "", origin: str = "required") -> FieldError:
+def required(path: PathNode, detail: str = "", origin: str = "required") -> FieldError:
     return FieldError(ErrorType.REQUIRED, path, _OMIT, detail, origin)
 
 
-def invalid(path: Path | None, value: Any, detail: str, origin: str = "") -> FieldError:
+def invalid(path: PathNode, value: Any, detail: str, origin: str = "") -> FieldError:
     return FieldError(ErrorType.INVALID, path, value, detail, origin)
 
 
-def not_supported(path: Path | None, value: Any, supported: Iterable[Any], origin: str = "enum") -> FieldError:
+def not_supported(path: PathNode, value: Any, supported: Iterable[Any], origin: str = "enum") -> FieldError:
     quoted = [json.dumps(str(v), ensure_ascii=False) for v in supported]
     detail = "supported values: " + ", ".join(quoted) if quoted else ""
     return FieldError(ErrorType.NOT_SUPPORTED, path, value, detail, origin)
 
 
-def duplicate(path: Path | None, value: Any, origin: str = "unique") -> FieldError:
+def duplicate(path: PathNode, value: Any, origin: str = "unique") -> FieldError:
     return FieldError(ErrorType.DUPLICATE, path, value, "", origin)
 
 
-def forbidden(path: Path | None, detail: str = "", origin: str = "forbidden") -> FieldError:
+def forbidden(path: PathNode, detail: str = "", origin: str = "forbidden") -> FieldError:
     return FieldError(ErrorType.FORBIDDEN, path, _OMIT, detail, origin)
 
 
-def too_long(path: Path | None, value: Any, max_length: int, unit: str = "bytes", origin: str = "maxLength") -> FieldError:
+def too_long(path: PathNode, value: Any, max_length: int, unit: str = "bytes", origin: str = "maxLength") -> FieldError:
     """`Too long: may not be more than 63 bytes` (or characters); the value is not shown."""
     if max_length >= 0:
         noun = unit[:-1] if max_length == 1 else unit
@@ -255,7 +274,7 @@ def too_long(path: Path | None, value: Any, max_length: int, unit: str = "bytes"
     return FieldError(ErrorType.TOO_LONG, path, value, detail, origin)
 
 
-def too_many(path: Path | None, actual: int, max_items: int, origin: str = "maxItems") -> FieldError:
+def too_many(path: PathNode, actual: int, max_items: int, origin: str = "maxItems") -> FieldError:
     if max_items >= 0:
         detail = f"must have at most {max_items} {'item' if max_items == 1 else 'items'}"
     else:
@@ -263,15 +282,15 @@ def too_many(path: Path | None, actual: int, max_items: int, origin: str = "maxI
     return FieldError(ErrorType.TOO_MANY, path, actual if actual >= 0 else _OMIT, detail, origin)
 
 
-def internal(path: Path | None, error: BaseException | str, origin: str = "internal") -> FieldError:
+def internal(path: PathNode, error: BaseException | str, origin: str = "internal") -> FieldError:
     return FieldError(ErrorType.INTERNAL, path, _OMIT, str(error), origin)
 
 
-def type_invalid(path: Path | None, value: Any, detail: str, origin: str = "type") -> FieldError:
+def type_invalid(path: PathNode, value: Any, detail: str, origin: str = "type") -> FieldError:
     return FieldError(ErrorType.TYPE_INVALID, path, value, detail, origin)
 
 
-def not_found(path: Path | None, value: Any, origin: str = "") -> FieldError:
+def not_found(path: PathNode, value: Any, origin: str = "") -> FieldError:
     return FieldError(ErrorType.NOT_FOUND, path, value, "", origin)
 
 

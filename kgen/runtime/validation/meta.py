@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kgen.runtime.validation import field
-from kgen.runtime.validation.field import FIELD_IMMUTABLE, FieldError, Path
+from kgen.runtime.validation.field import FIELD_IMMUTABLE, FieldError, PathNode
 from kgen.runtime.validation.formats import (
     FORMATS,
     is_dns1123_label,
@@ -45,7 +45,7 @@ def mask_trailing_dash(name: str) -> str:
 
 def validate_object_meta(
     meta: Any,
-    path: Path | None,
+    path: PathNode,
     errors: list[FieldError],
     namespaced: bool = True,
     name_format: str = "k8s-long-name",
@@ -83,16 +83,16 @@ def validate_object_meta(
     validate_owner_references(meta.owner_references, field.child(path, "ownerReferences"), errors)
 
 
-def validate_labels(labels: dict[str, str] | None, path: Path, errors: list[FieldError]) -> None:
+def validate_labels(labels: dict[str, str] | None, path: PathNode, errors: list[FieldError]) -> None:
     """Keys are qualified names (reported at `labels`), values are label values (at `labels[key]`)."""
     for key, value in (labels or {}).items():
         for message in is_qualified_name(key):
             errors.append(field.invalid(path, key, message, "format=k8s-label-key"))
         for message in is_valid_label_value(value or ""):
-            errors.append(field.invalid(path.key(key), value, message, "format=k8s-label-value"))
+            errors.append(field.invalid(field.key(path, key), value, message, "format=k8s-label-value"))
 
 
-def validate_annotations(annotations: dict[str, str] | None, path: Path, errors: list[FieldError]) -> None:
+def validate_annotations(annotations: dict[str, str] | None, path: PathNode, errors: list[FieldError]) -> None:
     """Keys are qualified names in any case; keys and values together take at most 256 KiB."""
     if not annotations:
         return
@@ -105,28 +105,28 @@ def validate_annotations(annotations: dict[str, str] | None, path: Path, errors:
         errors.append(field.too_long(path, "", TOTAL_ANNOTATION_SIZE_LIMIT, origin="maxBytes"))
 
 
-def validate_finalizers(finalizers: list[str] | None, path: Path, errors: list[FieldError]) -> None:
+def validate_finalizers(finalizers: list[str] | None, path: PathNode, errors: list[FieldError]) -> None:
     seen: set[str] = set()
     for i, finalizer in enumerate(finalizers or ()):
         for message in is_qualified_name(finalizer):
-            errors.append(field.invalid(path.index(i), finalizer, message, "format=k8s-label-key"))
+            errors.append(field.invalid(field.index(path, i), finalizer, message, "format=k8s-label-key"))
         if finalizer in seen:
-            errors.append(field.duplicate(path.index(i), finalizer))
+            errors.append(field.duplicate(field.index(path, i), finalizer))
         seen.add(finalizer)
 
 
-def validate_owner_references(references: list[Any] | None, path: Path, errors: list[FieldError]) -> None:
+def validate_owner_references(references: list[Any] | None, path: PathNode, errors: list[FieldError]) -> None:
     controllers = []
     for i, reference in enumerate(references or ()):
-        item = path.index(i)
+        item = field.index(path, i)
         if not reference.api_version:
-            errors.append(field.invalid(item.child("apiVersion"), reference.api_version, "version must not be empty"))
+            errors.append(field.invalid(field.child(item, "apiVersion"), reference.api_version, "version must not be empty"))
         if not reference.kind:
-            errors.append(field.invalid(item.child("kind"), reference.kind, "must not be empty"))
+            errors.append(field.invalid(field.child(item, "kind"), reference.kind, "must not be empty"))
         if not reference.name:
-            errors.append(field.invalid(item.child("name"), reference.name, "must not be empty"))
+            errors.append(field.invalid(field.child(item, "name"), reference.name, "must not be empty"))
         if not reference.uid:
-            errors.append(field.invalid(item.child("uid"), reference.uid, "must not be empty"))
+            errors.append(field.invalid(field.child(item, "uid"), reference.uid, "must not be empty"))
         if reference.controller:
             controllers.append(f"{reference.kind}/{reference.name}")
     if len(controllers) > 1:
@@ -140,7 +140,7 @@ def validate_owner_references(references: list[Any] | None, path: Path, errors: 
         )
 
 
-def validate_object_meta_update(new: Any, old: Any, path: Path | None, errors: list[FieldError]) -> None:
+def validate_object_meta_update(new: Any, old: Any, path: PathNode, errors: list[FieldError]) -> None:
     """Fields of the metadata that never change once the object exists."""
     if new is None or old is None:
         return

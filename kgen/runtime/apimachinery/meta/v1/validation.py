@@ -26,7 +26,7 @@ _PATTERN_5 = _v.pattern("^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$")
 def check_ObjectMeta(
     obj: ObjectMeta,
     old: ObjectMeta | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -35,35 +35,33 @@ def check_ObjectMeta(
     old_value = None if old is None else old.owner_references
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "ownerReferences")
+            p = (path, "ownerReferences")
             if value:
                 _v.unique_map(value, _KEY_0, ("uid",), p, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(
-                _v.malformed(_v.child(path, "ownerReferences"), value, "list")
-            )
+            errors.append(_v.malformed((path, "ownerReferences"), value, "list"))
     value = obj.finalizers
     old_value = None if old is None else old.finalizers
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "finalizers")
+            p = (path, "finalizers")
             if value:
                 _v.unique_set(value, p, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "finalizers"), value, "list"))
+            errors.append(_v.malformed((path, "finalizers"), value, "list"))
     value = obj.managed_fields
     old_value = None if old is None else old.managed_fields
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "managedFields")
+            p = (path, "managedFields")
             if value:
                 for i1, item1 in enumerate(value):
                     old_item1 = None
                     if old_item1 is None or item1 != old_item1:
-                        ip1 = _v.index(p, i1)
+                        ip1 = (p, None, i1)
                         check_ManagedFieldsEntry(item1, old_item1, ip1, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "managedFields"), value, "list"))
+            errors.append(_v.malformed((path, "managedFields"), value, "list"))
 
 
 def validate_ObjectMeta(
@@ -81,7 +79,7 @@ def validate_ObjectMeta(
 def check_ManagedFieldsEntry(
     obj: ManagedFieldsEntry,
     old: ManagedFieldsEntry | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -91,11 +89,9 @@ def check_ManagedFieldsEntry(
     if old is None or value != old_value:
         try:
             if value not in _ENUM_1:
-                errors.append(
-                    _v.not_supported(_v.child(path, "operation"), value, _ENUM_1)
-                )
+                errors.append(_v.not_supported((path, "operation"), value, _ENUM_1))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "operation"), value, "string"))
+            errors.append(_v.malformed((path, "operation"), value, "string"))
 
 
 def validate_ManagedFieldsEntry(
@@ -113,7 +109,7 @@ def validate_ManagedFieldsEntry(
 def check_Condition(
     obj: Condition,
     old: Condition | None,
-    path: _v.Path | None,
+    path: _v.PathNode,
     options: _v.Options,
     errors: list[_v.FieldError],
 ) -> None:
@@ -123,42 +119,36 @@ def check_Condition(
     if old is None or value != old_value:
         try:
             if not value:
-                errors.append(_v.required(_v.child(path, "type")))
+                errors.append(_v.required((path, "type")))
             else:
                 if len(value) > 316:
                     errors.append(
                         _v.too_long(
-                            _v.child(path, "type"),
-                            value,
-                            316,
-                            "characters",
-                            "maxLength",
+                            (path, "type"), value, 316, "characters", "maxLength"
                         )
                     )
                 if not _PATTERN_2.search(value):
                     errors.append(
                         _v.invalid(
-                            _v.child(path, "type"),
+                            (path, "type"),
                             value,
                             "must match the regular expression '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$'",
                             "pattern",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "type"), value, "string"))
+            errors.append(_v.malformed((path, "type"), value, "string"))
     value = obj.status
     old_value = None if old is None else old.status
     if old is None or value != old_value:
         try:
             if not value:
-                errors.append(_v.required(_v.child(path, "status")))
+                errors.append(_v.required((path, "status")))
             else:
                 if value not in _ENUM_3:
-                    errors.append(
-                        _v.not_supported(_v.child(path, "status"), value, _ENUM_3)
-                    )
+                    errors.append(_v.not_supported((path, "status"), value, _ENUM_3))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "status"), value, "string"))
+            errors.append(_v.malformed((path, "status"), value, "string"))
     value = obj.observed_generation
     old_value = None if old is None else old.observed_generation
     if old is None or value != old_value:
@@ -167,41 +157,37 @@ def check_Condition(
                 if value < 0:
                     errors.append(
                         _v.invalid(
-                            _v.child(path, "observedGeneration"),
+                            (path, "observedGeneration"),
                             value,
                             "must be greater than or equal to 0",
                             "minimum",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(
-                _v.malformed(_v.child(path, "observedGeneration"), value, "int64")
-            )
+            errors.append(_v.malformed((path, "observedGeneration"), value, "int64"))
     value = obj.last_transition_time
     old_value = None if old is None else old.last_transition_time
     if old is None or value != old_value:
         try:
-            p = _v.child(path, "lastTransitionTime")
+            p = (path, "lastTransitionTime")
             if value is None:
                 errors.append(_v.required(p))
             else:
                 for message in _FORMAT_4(value):
                     errors.append(_v.invalid(p, value, message, "format=date-time"))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(
-                _v.malformed(_v.child(path, "lastTransitionTime"), value, "string")
-            )
+            errors.append(_v.malformed((path, "lastTransitionTime"), value, "string"))
     value = obj.reason
     old_value = None if old is None else old.reason
     if old is None or value != old_value:
         try:
             if not value:
-                errors.append(_v.required(_v.child(path, "reason")))
+                errors.append(_v.required((path, "reason")))
             else:
                 if len(value) < 1:
                     errors.append(
                         _v.invalid(
-                            _v.child(path, "reason"),
+                            (path, "reason"),
                             value,
                             "must be at least 1 character",
                             "minLength",
@@ -210,43 +196,35 @@ def check_Condition(
                 if len(value) > 1024:
                     errors.append(
                         _v.too_long(
-                            _v.child(path, "reason"),
-                            value,
-                            1024,
-                            "characters",
-                            "maxLength",
+                            (path, "reason"), value, 1024, "characters", "maxLength"
                         )
                     )
                 if not _PATTERN_5.search(value):
                     errors.append(
                         _v.invalid(
-                            _v.child(path, "reason"),
+                            (path, "reason"),
                             value,
                             "must match the regular expression '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$'",
                             "pattern",
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "reason"), value, "string"))
+            errors.append(_v.malformed((path, "reason"), value, "string"))
     value = obj.message
     old_value = None if old is None else old.message
     if old is None or value != old_value:
         try:
             if not value:
-                errors.append(_v.required(_v.child(path, "message")))
+                errors.append(_v.required((path, "message")))
             else:
                 if len(value) > 32768:
                     errors.append(
                         _v.too_long(
-                            _v.child(path, "message"),
-                            value,
-                            32768,
-                            "characters",
-                            "maxLength",
+                            (path, "message"), value, 32768, "characters", "maxLength"
                         )
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
-            errors.append(_v.malformed(_v.child(path, "message"), value, "string"))
+            errors.append(_v.malformed((path, "message"), value, "string"))
 
 
 def validate_Condition(
