@@ -539,6 +539,15 @@ def widget(fields: str, type_markers: str = "") -> dict[str, str]:
          "error: union of WidgetSpec names 'c', which is not a field (fields: a, b)"),
         ('    // +kubebuilder:validation:XValidation:rule="self.x",reason=Bogus\n    A string `json:"a"`', "",
          "error: field WidgetSpec.A: reason 'Bogus' must be FieldValueInvalid"),
+        # What the API server's CEL type check rejects: fields the type lacks, unknown functions.
+        ('    A string `json:"a"`', '// +kubebuilder:validation:XValidation:rule="self.b > 0 || self.a == \'x.y\'"',
+         "error: type WidgetSpec: CEL \"self.b > 0 || self.a == 'x.y'\" selects self.b, which is not a field of "
+         "WidgetSpec (its fields: a)"),
+        ('    A string `json:"a"`', '// +kubebuilder:validation:XValidation:rule="has(self.a.first)"',
+         "error: type WidgetSpec: CEL 'has(self.a.first)' selects .first of self.a, which is a string and has no fields"),
+        ('    // +kubebuilder:validation:XValidation:rule="self.getHours() < 12 && self.startsWith(\'x\')"\n    A string `json:"a"`', "",
+         "error: field WidgetSpec.A: CEL \"self.getHours() < 12 && self.startsWith('x')\" calls getHours(), which is "
+         "neither a CEL function nor one of the Kubernetes CEL functions kgen evaluates"),
     ],
 )  # fmt: skip
 def test_bad_validation_markers_are_diagnostics_with_file_and_line(generate_project, fields, type_markers, expected):

@@ -32,7 +32,7 @@ from kgen.hooks import check_arity
 from kgen.ir.model import CelRule, Constraints, Field, Package, TypeDef, TypeRef, Union, Universe
 from kgen.render import GeneratedFile, render_python
 from kgen.runtime.validation import compile_re2
-from kgen.runtime.validation.cel import compile_error
+from kgen.runtime.validation.cel import KUBERNETES_FUNCTIONS, compile_error
 from kgen.runtime.validation.formats import FORMATS
 
 NAME = "validation"
@@ -227,7 +227,7 @@ def _check_constraints(
     if c.format is not None and c.format not in FORMATS:
         diagnostics.warning(position, f"{what}: format {c.format!r} is not one kgen validates ({', '.join(sorted(FORMATS))}); it is ignored")
     for rule in c.rules:
-        _check_rule(rule, what, where, diagnostics)
+        _check_rule(universe, ref, rule, what, where, diagnostics)
     if shape == "list":
         elem = base.elem
         if c.list_type == "map" and not c.list_map_keys:
@@ -285,7 +285,9 @@ def _regex_problem(expression: str) -> str | None:
     return None
 
 
-def _check_rule(rule: CelRule, what: str, where: Position, diagnostics: Diagnostics) -> None:
+def _check_rule(
+    universe: Universe, ref: TypeRef, rule: CelRule, what: str, where: Position, diagnostics: Diagnostics
+) -> None:
     position = Position.parse(rule.position) if rule.position else where
     if not rule.rule.strip():
         diagnostics.error(position, f"{what}: XValidation needs rule=<CEL expression>")
@@ -299,11 +301,59 @@ def _check_rule(rule: CelRule, what: str, where: Position, diagnostics: Diagnost
             diagnostics.error(
                 position, f"{what}: CEL messageExpression {rule.message_expression!r} does not compile: {_first_line(problem)}"
             )
+    for text in (rule.rule, rule.message_expression):
+        for problem in _cel_problems(universe, ref, text):
+            diagnostics.error(position, f"{what}: CEL {text!r} {problem}")
     if rule.reason and rule.reason not in ("FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate"):
         diagnostics.error(
             position,
             f"{what}: reason {rule.reason!r} must be FieldValueInvalid, FieldValueForbidden, FieldValueRequired or FieldValueDuplicate",
         )
+
+
+CEL_FUNCTIONS = frozenset(
+    "has size int uint double string bytes dyn type timestamp duration matches startsWith endsWith contains "
+    "all exists exists_one map filter of none ofNonZeroValue hasValue value orValue or".split()
+) | KUBERNETES_FUNCTIONS.keys()
+"""The functions a rule may call: CEL's standard ones and the Kubernetes ones kgen evaluates."""
+
+_CALL = re.compile(r"""'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\b([A-Za-z_]\w*)\s*\(""")
+_SELECT = re.compile(r"""'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\b(self|oldSelf)((?:\s*\.\s*[A-Za-z_]\w*)+)(\s*\()?""")
+
+
+def _cel_problems(universe: Universe, ref: TypeRef, text: str) -> list[str]:
+    """What a rule gets wrong that the API server's type check would reject: functions
+    that do not exist and fields of `self` the type does not have."""
+    problems: list[str] = []
+    for match in _CALL.finditer(text):
+        name = match.group(1)
+        if name and name not in CEL_FUNCTIONS:
+            problems.append(
+                f"calls {name}(), which is neither a CEL function nor one of the Kubernetes CEL functions kgen "
+                f"evaluates ({', '.join(sorted(KUBERNETES_FUNCTIONS))})"
+            )
+    for match in _SELECT.finditer(text):
+        if not match.group(1):
+            continue  # a string literal
+        names = re.findall(r"[A-Za-z_]\w*", match.group(2))
+        if match.group(3):
+            names = names[:-1]  # the last name is a method: self.startsWith(...)
+        current = ref
+        for depth, name in enumerate(names):
+            shape, base = _shape(universe, current)
+            if shape != "struct":
+                if shape in ("string", "number", "bool", "bytes", "list"):
+                    reached = ".".join([match.group(1), *names[:depth]])
+                    problems.append(f"selects .{name} of {reached}, which is a {shape} and has no fields")
+                break  # maps take any key; opaque values are not known
+            member = next((f for f in universe.resolve(base).fields if f.json_name == name), None)
+            if member is None:
+                known = ", ".join(f.json_name for f in universe.resolve(base).fields)
+                reached = ".".join([match.group(1), *names[:depth]])
+                problems.append(f"selects {reached}.{name}, which is not a field of {base.name} (its fields: {known})")
+                break
+            current = member.type
+    return problems
 
 
 def _first_line(text: str) -> str:
