@@ -17,7 +17,8 @@ from bench.synthetic import write_synthetic_api
 
 def _raw_files(monkeypatch, options, bootstrap=False):
     monkeypatch.setattr(pipeline_module, "format_files", lambda files: files)
-    return pipeline.generate(options, bootstrap=bootstrap, use_cache=False).files
+    files = pipeline.generate(options, bootstrap=bootstrap, use_cache=False).files
+    return [f for f in files if f.path.endswith(".py")]
 
 
 def _corpus(tmp_path, name):

@@ -68,6 +68,9 @@ def test_generate_then_verify_is_clean_and_twice_changes_no_byte(cli, project):
     files = snapshot(project / "generated")
     assert sorted(files) == [
         "__init__.py",
+        "openapi/api-rule-violations.list",
+        "openapi/swagger.json",
+        "openapi/v3/apis/widgets.example.com/v1.json",
         "widgets/__init__.py",
         "widgets/v1/__init__.py",
         "widgets/v1/deepcopy.py",
@@ -98,7 +101,8 @@ def test_changed_field_is_drift_with_a_diff_naming_the_file(cli, project):
     assert "+++ generated/widgets/v1/models.py (generated)" in result.output
     assert "-    size: _Int32 = 0" in result.output and "+    size: _Int64 = 0" in result.output
     assert "+++ generated/widgets/v1/strategies.py (generated)" in result.output  # its int range changed too
-    assert "generated files drifted: 2 stale" in result.output
+    assert "+++ generated/openapi/swagger.json (generated)" in result.output  # and its schema
+    assert "generated files drifted: 4 stale" in result.output
     assert snapshot(project / "generated") == before  # verify writes nothing
 
 

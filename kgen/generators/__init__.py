@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kgen.diagnostics import Diagnostics
-from kgen.generators import conversion, deepcopy, defaulters, models, scheme, strategies, validation
+from kgen.generators import conversion, deepcopy, defaulters, models, openapi, scheme, strategies, validation
 from kgen.generators.options import GeneratorOptions
 from kgen.ir.model import Universe
 from kgen.render import GeneratedFile
@@ -25,6 +25,7 @@ GENERATORS: dict[str, Generator] = {
     scheme.NAME: scheme.generate,
     strategies.NAME: strategies.generate,
     validation.NAME: validation.generate,
+    openapi.NAME: openapi.generate,
 }
 
 #: Checks that run before any generator: problems a generator would meet, as diagnostics.
@@ -33,9 +34,16 @@ CHECKS: dict[str, Callable[[Universe, Diagnostics], None]] = {
     conversion.NAME: conversion.check,
     scheme.NAME: scheme.check,
     validation.NAME: validation.check,
+    openapi.NAME: openapi.check,
 }
 
-#: Names users may already pass; their generators arrive in later releases.
-PLANNED = ("protobuf", "openapi", "crd", "client")
+#: Generators of schemas and IDL (not Python modules).
+SCHEMA_GENERATORS = ("openapi", "crd", "protobuf")
 
-__all__ = ["CHECKS", "GENERATORS", "PLANNED", "Generator", "GeneratorOptions"]
+#: The generators of Python modules (all that kgen's own runtime is generated with).
+PYTHON_GENERATORS = tuple(name for name in GENERATORS if name not in SCHEMA_GENERATORS)
+
+#: Names users may already pass; their generators arrive in later releases.
+PLANNED = ("protobuf", "crd", "client")
+
+__all__ = ["CHECKS", "GENERATORS", "PLANNED", "PYTHON_GENERATORS", "SCHEMA_GENERATORS", "Generator", "GeneratorOptions"]

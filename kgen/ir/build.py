@@ -18,7 +18,7 @@ from kgen.diagnostics import Diagnostics, Position
 from kgen.ir import names
 from kgen.ir.constraints import constraints, unions
 from kgen.hooks import read_hook_modules
-from kgen.ir.model import EnumValue, Field, Hook, Member, Package, ProtobufInfo, TypeDef, TypeRef, Universe
+from kgen.ir.model import API_RULE_EXCEPTIONS, EnumValue, Field, Hook, Member, Package, ProtobufInfo, TypeDef, TypeRef, Universe
 from kgen.markers.grammar import doc_lines, extract_markers
 from kgen.markers.registry import REGISTRY, Marker, Scope
 from kgen.source import buildtags
@@ -606,7 +606,15 @@ class _Builder:
         self._check_value_cycles()
         packages = [self.package(path, info) for path, info in sorted(self.packages.items())]
         self._check_python_collisions(packages)
-        return Universe(module=self.options.module, packages=tuple(packages))
+        return Universe(module=self.options.module, packages=tuple(packages), api_rule_exceptions=self._api_rule_exceptions())
+
+    def _api_rule_exceptions(self) -> tuple[str, ...] | None:
+        """The known API rule violations (openapi-gen's exceptions list), one per line."""
+        path = self.options.input / API_RULE_EXCEPTIONS
+        if not path.is_file():
+            return None
+        lines = path.read_text(encoding="utf-8").splitlines()
+        return tuple(sorted({line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")}))
 
     def _check_value_cycles(self) -> None:
         """Go rejects a struct that contains itself by value (an infinitely large type)."""

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 from kgen.markers.registry import Marker
 
 IR_FORMAT = "kgen.dev/ir/v1alpha1"
+API_RULE_EXCEPTIONS = "api-rules/violation_exceptions.list"
 
 
 class _Frozen(BaseModel):
@@ -186,6 +187,12 @@ class Field(_Frozen):
     validation: Constraints = Constraints()
     position: str = ""
 
+    def marker(self, name: str) -> Marker | None:
+        return next((m for m in self.markers if m.name == name), None)
+
+    def has_marker(self, name: str) -> bool:
+        return any(m.name == name for m in self.markers)
+
 
 class Member(_Frozen):
     """A Go struct member as written (before flattening); what conversion and protobuf see."""
@@ -322,6 +329,10 @@ class Universe(_Frozen):
     format: str = IR_FORMAT
     module: str = ""
     packages: tuple[Package, ...] = ()
+    api_rule_exceptions: tuple[str, ...] | None = None
+    """Known API rule violations (`api-rules/violation_exceptions.list` in the input), as
+    openapi-gen reports them: `API rule violation: <rule>,<package>,<type>,<field>`.
+    None when the input has no such list (violations are then only reported)."""
 
     _by_path: dict[str, Package] = PrivateAttr(default_factory=dict)
 

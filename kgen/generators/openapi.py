@@ -1,0 +1,171 @@
+"""The OpenAPI generator: the documents the API server would serve for these types.
+
+- `openapi/swagger.json`: OpenAPI v2 with the definitions of every versioned package
+  (and of the apimachinery types they use);
+- `openapi/v3/apis/<group>/<version>.json` (`openapi/v3/api/<version>.json` for the core
+  group): OpenAPI v3, one document per group/version, as `/openapi/v3` serves them.
+
+Definitions are named, described and typed as openapi-gen writes them (`schema.py`).
+openapi-gen's API rule violations (`names_match`, `omitempty_match_case`,
+`list_type_missing`) are written to `openapi/api-rule-violations.list`, as openapi-gen's
+report is, so a change shows in the drift check. An input that keeps the list of known
+violations in `api-rules/violation_exceptions.list` has them enforced: `check` makes
+every violation not on it an error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kgen.diagnostics import Diagnostics, Position
+from kgen.generators.options import GeneratorOptions
+from kgen.generators.schema import SchemaBuilder, sort_keys
+from kgen.ir.model import API_RULE_EXCEPTIONS, Member, Package, TypeDef, Universe
+from kgen.render import GeneratedFile, header, render_json
+
+NAME = "openapi"
+REPORT = "openapi/api-rule-violations.list"
+
+
+def packages(universe: Universe) -> list[Package]:
+    """The versioned packages with published schemas (`+k8s:openapi-gen=false` opts out)."""
+    chosen = []
+    for package in universe.generated_packages:
+        marker = package.marker("k8s:openapi-gen")
+        if package.internal or not package.version or (marker is not None and str(marker.value) == "false"):
+            continue
+        chosen.append(package)
+    return chosen
+
+
+def published(typedef: TypeDef) -> bool:
+    marker = typedef.marker("k8s:openapi-gen")
+    return typedef.kind == "struct" and not (marker is not None and str(marker.value) == "false")
+
+
+def _group_version_kind(package: Package, typedef: TypeDef) -> list[dict[str, str]] | None:
+    if not (typedef.is_kind or typedef.is_list):
+        return None
+    return [{"group": package.group, "kind": typedef.name, "version": package.version}]
+
+
+def definitions(universe: Universe, chosen: list[Package], dialect: str) -> dict[str, Any]:
+    builder = SchemaBuilder(universe, dialect)  # type: ignore[arg-type]
+    for package in chosen:
+        for typedef in package.types:
+            if published(typedef):
+                name = builder.define(typedef)
+                gvk = _group_version_kind(package, typedef)
+                if gvk:
+                    builder.definitions[name]["x-kubernetes-group-version-kind"] = gvk
+    return sort_keys(builder.definitions)
+
+
+def _title(universe: Universe) -> str:
+    return universe.module or "kgen"
+
+
+def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:
+    chosen = packages(universe)
+    if not chosen:
+        return []
+    files = []
+    swagger = {
+        "swagger": "2.0",
+        "info": {"title": _title(universe), "version": "unversioned"},
+        "paths": {},
+        "definitions": definitions(universe, chosen, "v2"),
+    }
+    files.append(render_json("openapi/swagger.json", NAME, swagger))
+    for package in chosen:
+        document = {
+            "openapi": "3.0.0",
+            "info": {"title": _title(universe), "version": "unversioned"},
+            "paths": {},
+            "components": {"schemas": definitions(universe, [package], "v3")},
+        }
+        where = f"apis/{package.group}/{package.version}" if package.group else f"api/{package.version}"
+        files.append(render_json(f"openapi/v3/{where}.json", NAME, document))
+    report = sorted({text for text, _ in violations(universe)})
+    lines = [header(NAME, ()), *(line + "\n" for line in report)]
+    files.append(GeneratedFile(path=REPORT, content="".join(lines), generator=NAME))
+    return files
+
+
+# -- API rule violations -----------------------------------------------------------------
+
+
+def violations(universe: Universe) -> list[tuple[str, Position]]:
+    """openapi-gen's API rule violations, as its report lists them, with where each is."""
+    found: list[tuple[str, Position]] = []
+    for package in packages(universe):
+        for typedef in package.types:
+            if not published(typedef):
+                continue
+            for member in typedef.members:
+                where = Position.parse(member.position or typedef.position)
+                for rule in _member_violations(universe, typedef, member):
+                    found.append((f"API rule violation: {rule},{package.import_path},{typedef.name},{member.go_name}", where))
+    return found
+
+
+def _member_violations(universe: Universe, typedef: TypeDef, member: Member) -> list[str]:
+    rules = []
+    json_tag = member.tags.get("json")
+    if json_tag is None:
+        rules.append("names_match")
+    elif json_tag != "-" and not names_match(member.go_name, json_tag.split(",")[0]):
+        rules.append("names_match")
+    if json_tag is not None:
+        options = json_tag.split(",")[1:]
+        if any(o.lower() == "omitempty" and o != "omitempty" for o in options):
+            rules.append("omitempty_match_case")
+    has_list_type = any(m.name in ("listType", "k8s:listType") for m in member.markers)
+    if member.type.kind == "slice":
+        if member.go_name == "Items" and any(m.embedded and m.type.name == "ListMeta" for m in typedef.members):
+            if has_list_type:
+                rules.append("list_type_missing")  # a list kind's items are never merged
+        elif not has_list_type:
+            rules.append("list_type_missing")
+    return rules
+
+
+def names_match(go_name: str, json_name: str) -> bool:
+    """openapi-gen's names_match: other than the initial capital (or initial acronym),
+    the Go and JSON names are the same (`PodSpec`/`podSpec`, `JSONSpec`/`jsonSpec`)."""
+    if json_name in ("", "metadata"):
+        return True
+    if go_name.lower() != json_name.lower():
+        return False
+    if not go_name[0].isupper() or not go_name[0].isascii() or json_name[0].isupper():
+        return False
+    for i, (g, j) in enumerate(zip(go_name, json_name)):
+        if g == j:
+            return go_name[i:] == json_name[i:] and (i == 1 or go_name[i].isupper())
+    return True
+
+
+def check(universe: Universe, diagnostics: Diagnostics) -> None:
+    """New API rule violations are errors (as openapi-gen fails on them); exceptions that
+    no longer happen are warnings, so the list shrinks as the API is fixed."""
+    if universe.api_rule_exceptions is None:
+        return  # not enforced: the generated report lists them
+    known = set(universe.api_rule_exceptions)
+    seen = set()
+    for text, where in violations(universe):
+        key = text.removeprefix("API rule violation: ")
+        seen.add(key)
+        if key in known or text in known:
+            continue
+        rule = key.split(",", 1)[0]
+        diagnostics.error(where, f"{text}: {_advice(rule)}, or list it in {API_RULE_EXCEPTIONS} of the input")
+    for stale in sorted(known - seen - {f"API rule violation: {k}" for k in seen}):
+        diagnostics.warning(Position(API_RULE_EXCEPTIONS, 0, 0), f"{stale!r} no longer happens; remove it from the list")
+
+
+def _advice(rule: str) -> str:
+    return {
+        "names_match": "the JSON name must be the Go name with its initial capital (or acronym) lower-cased",
+        "omitempty_match_case": "write `omitempty` in lower case",
+        "list_type_missing": "say how the list merges with +listType=atomic, +listType=set or +listType=map",
+    }[rule]

@@ -1,0 +1,442 @@
+"""JSON schemas of API types from the IR, as openapi-gen and controller-gen write them.
+
+One builder serves three dialects:
+
+- `v2` and `v3`: definitions as the API server publishes them (openapi-gen). Structs and
+  the apimachinery well-known types are definitions named by their reversed import path
+  (`io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta`) and referenced with `$ref` (in v3
+  wrapped in `allOf` when the reference carries a description or a default).
+- `crd`: a structural schema (controller-gen): everything inline, no `$ref`, `metadata`
+  as `type: object`, the well-known types as the API server's CRD validation knows them.
+
+Every validation constraint of the IR (issue: validation) is carried over, so the schema
+and the generated validators give the same verdicts wherever a schema can say it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from kgen.ir.model import Constraints, Field, TypeDef, TypeRef, Universe
+
+Dialect = Literal["v2", "v3", "crd"]
+META_V1 = "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+# openapi-gen's Go type -> (type, format).
+_OPENAPI_BASIC = {
+    "string": ("string", ""), "bool": ("boolean", ""), "bytes": ("string", "byte"),
+    "int": ("integer", "int32"), "int8": ("integer", "byte"), "int16": ("integer", "int32"),
+    "int32": ("integer", "int32"), "int64": ("integer", "int64"), "uint": ("integer", "int32"),
+    "uint8": ("integer", "byte"), "byte": ("integer", "byte"), "uint16": ("integer", "int32"),
+    "uint32": ("integer", "int64"), "uint64": ("integer", "int64"), "float32": ("number", "float"),
+    "float64": ("number", "double"),
+}  # fmt: skip
+# controller-gen's: integers carry a format only when they are 32 or 64 bits wide.
+_CRD_BASIC = {
+    "string": ("string", ""), "bool": ("boolean", ""), "bytes": ("string", "byte"),
+    "int32": ("integer", "int32"), "uint32": ("integer", "int32"), "int64": ("integer", "int64"),
+    "uint64": ("integer", "int64"), "float32": ("number", ""), "float64": ("number", ""),
+}  # fmt: skip
+
+QUANTITY_PATTERN = (
+    r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
+)
+
+# The apimachinery types that are not plain structs on the wire, per dialect.
+_WELL_KNOWN: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
+    ("k8s.io/apimachinery/pkg/api/resource", "Quantity"): {
+        "v2": {"type": "string"},
+        "v3": {"oneOf": [{"type": "string"}, {"type": "number"}]},
+        "crd": {"anyOf": [{"type": "integer"}, {"type": "string"}], "pattern": QUANTITY_PATTERN,
+                "x-kubernetes-int-or-string": True},
+    },
+    ("k8s.io/apimachinery/pkg/util/intstr", "IntOrString"): {
+        "v2": {"type": "string", "format": "int-or-string"},
+        "v3": {"oneOf": [{"type": "integer"}, {"type": "string"}], "format": "int-or-string"},
+        "crd": {"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": True},
+    },
+    (META_V1, "Time"): {d: {"type": "string", "format": "date-time"} for d in ("v2", "v3", "crd")},
+    (META_V1, "MicroTime"): {d: {"type": "string", "format": "date-time"} for d in ("v2", "v3", "crd")},
+    (META_V1, "Duration"): {d: {"type": "string"} for d in ("v2", "v3", "crd")},
+    (META_V1, "FieldsV1"): {d: {"type": "object"} for d in ("v2", "v3", "crd")},
+    ("k8s.io/apimachinery/pkg/runtime", "RawExtension"): {
+        d: {"type": "object", "x-kubernetes-preserve-unknown-fields": True} for d in ("v2", "v3", "crd")
+    },
+}  # fmt: skip
+
+# `+k8s:format` names the API server's CRD validation has no format for: CEL format library rules.
+_CEL_FORMATS = {
+    "k8s-short-name": "dns1123Label",
+    "k8s-long-name": "dns1123Subdomain",
+    "k8s-label-key": "qualifiedName",
+    "k8s-prefixed-label-key": "qualifiedName",
+    "k8s-label-value": "labelValue",
+    "k8s-path-segment-name": "k8sPathSegmentName",
+}
+_SCHEMA_FORMATS = {"k8s-uuid": "uuid", "k8s-ip": "ipv4", "uuid": "uuid"}
+
+
+def definition_name(package: str, name: str) -> str:
+    """The name the API server gives a type's definition: the import path with its domain
+    reversed (`k8s.io/api/core/v1.Pod` -> `io.k8s.api.core.v1.Pod`)."""
+    parts = package.split("/")
+    if parts and "." in parts[0]:
+        parts[0] = ".".join(reversed(parts[0].split(".")))
+    return ".".join([*parts, name])
+
+
+def description(doc: str, extra: list[str] | tuple[str, ...] = ()) -> str:
+    """A doc comment as openapi-gen writes it: paragraph lines joined with spaces, blank
+    lines kept as paragraph breaks, indented lines kept on their own line, `TODO` and
+    marker lines dropped, nothing after a `---` line."""
+    out = ""
+    for line in [*doc.split("\n"), *extra] if doc or extra else []:
+        if line == "---":
+            break
+        line = line.rstrip(" ")
+        leading = line.lstrip(" ")
+        if not line:
+            out = out[:-1] + "\n\n" if out else "\n\n"
+        elif leading.startswith("TODO") or leading.startswith("+"):
+            continue
+        elif line.startswith((" ", "\t")):
+            out = out[:-1] + "\n" + line + "\n" if out else "\n" + line + "\n"
+        else:
+            out += line + " "
+    return out.strip()
+
+
+def enum_lines(typedef: TypeDef) -> list[str]:
+    """openapi-gen's "Possible enum values" paragraph for a field of an enum type."""
+    lines = []
+    seen = set()
+    for value in typedef.enum_values:
+        if value.value in seen:
+            continue
+        seen.add(value.value)
+        comment = " ".join(value.doc.split("\n")).strip()
+        comment = comment.removeprefix(value.go_name).strip()
+        comment = re.sub(r"\s+", " ", comment)
+        lines.append(f" - `{_go_quote(str(value.value))}` {comment}")
+    if not lines:
+        return []
+    return ["", "Possible enum values:", *sorted(lines)]
+
+
+def _go_quote(text: str) -> str:
+    import json
+
+    return json.dumps(text, ensure_ascii=False)
+
+
+def is_enum(typedef: TypeDef) -> bool:
+    return typedef.is_enum and (typedef.has_marker("enum") or typedef.has_marker("k8s:enum"))
+
+
+class SchemaBuilder:
+    """Schemas of one universe in one dialect; `definitions` fills as types are referenced."""
+
+    def __init__(self, universe: Universe, dialect: Dialect):
+        self.universe = universe
+        self.dialect = dialect
+        self.definitions: dict[str, dict[str, Any]] = {}
+        self._stack: list[str] = []
+        self.cycles: list[tuple[TypeDef, list[str]]] = []
+        """Types that contain themselves (a CRD schema cannot say them): the type and the way round."""
+
+    # -- definitions (v2/v3) ---------------------------------------------------------------
+
+    def ref_path(self, name: str) -> str:
+        return f"#/components/schemas/{name}" if self.dialect == "v3" else f"#/definitions/{name}"
+
+    def define(self, typedef: TypeDef) -> str:
+        """Add a type's definition (and those it references); return its name."""
+        name = definition_name(typedef.package, typedef.name)
+        if name not in self.definitions:
+            self.definitions[name] = {}
+            self.definitions[name] = self.type_schema(typedef)
+        return name
+
+    def type_schema(self, typedef: TypeDef) -> dict[str, Any]:
+        """The schema of a struct or well-known type, with its description."""
+        known = _WELL_KNOWN.get((typedef.package, typedef.name))
+        if known is not None:
+            schema = dict(known[self.dialect])
+        elif typedef.kind == "python":
+            schema = {"string": {"type": "string"}, "object": {"type": "object"}}.get(typedef.json_type or "", {})
+        else:
+            schema = self.struct(typedef)
+        text = description(typedef.doc)
+        if text:
+            schema["description"] = text
+        return schema
+
+    # -- structs ---------------------------------------------------------------------------
+
+    def struct(self, typedef: TypeDef) -> dict[str, Any]:
+        properties: dict[str, Any] = {}
+        required: list[str] = []
+        for f in typedef.fields:
+            if f.json_name == "-":
+                continue
+            properties[f.json_name] = self.field(typedef, f)
+            if not f.optional and f.validation.presence != "optional":
+                required.append(f.json_name)
+        schema: dict[str, Any] = {"type": "object"}
+        if properties:
+            schema["properties"] = properties
+        if required:
+            schema["required"] = required
+        constraints = [typedef.validation]
+        schema.update(self.keywords(constraints, "struct"))
+        rules = self.union_rules(typedef)
+        if rules:
+            schema.setdefault("x-kubernetes-validations", [])[:0] = rules
+        if self.dialect != "crd" and typedef.unions:
+            unions = [self.union_extension(u) for u in typedef.unions if u.discriminator]
+            if unions:
+                schema["x-kubernetes-unions"] = unions
+        structure = typedef.marker("structType")
+        if structure is not None:
+            schema["x-kubernetes-map-type"] = structure.value
+        if typedef.has_marker("kubebuilder:pruning:PreserveUnknownFields"):
+            schema["x-kubernetes-preserve-unknown-fields"] = True
+        if typedef.has_marker("kubebuilder:validation:EmbeddedResource") or typedef.has_marker(
+            "kubebuilder:validation:XEmbeddedResource"
+        ):
+            schema["x-kubernetes-embedded-resource"] = True
+        return schema
+
+    def field(self, owner: TypeDef, f: Field) -> dict[str, Any]:
+        """A property: the value's schema, its description, default and list/map semantics."""
+        if f.has_marker("kubebuilder:validation:Schemaless"):
+            schema: dict[str, Any] = {}
+        elif self.dialect == "crd" and f.json_name == "metadata" and _is_object_meta(self.universe, f.type):
+            return {"type": "object"}
+        else:
+            schema = self.value(f.type, [f.validation], owner=f)
+        extra: list[str] = []
+        base = _named_base(self.universe, f.type)
+        if self.dialect != "crd" and base is not None and is_enum(base):
+            extra = enum_lines(base)
+        text = description(f.doc, extra)
+        default = self.default(f)
+        if self.dialect != "crd":
+            if f.patch_strategy:
+                schema["x-kubernetes-patch-strategy"] = f.patch_strategy
+            if f.patch_merge_key:
+                schema["x-kubernetes-patch-merge-key"] = f.patch_merge_key
+        map_type = f.marker("mapType") or f.marker("structType")
+        if map_type is not None:
+            schema["x-kubernetes-map-type"] = map_type.value
+        if f.has_marker("kubebuilder:pruning:PreserveUnknownFields"):
+            schema["x-kubernetes-preserve-unknown-fields"] = True
+        if f.has_marker("kubebuilder:validation:EmbeddedResource") or f.has_marker("kubebuilder:validation:XEmbeddedResource"):
+            schema["x-kubernetes-embedded-resource"] = True
+            schema.setdefault("x-kubernetes-preserve-unknown-fields", True)
+            schema.setdefault("type", "object")
+        if "$ref" in schema and (text or default is not None):
+            if self.dialect == "v3":
+                schema = {"allOf": [{"$ref": schema.pop("$ref")}], **schema}
+        if text:
+            schema["description"] = text
+        if default is not None:
+            schema["default"] = default
+        return schema
+
+    def default(self, f: Field) -> Any:
+        if f.default is not None:
+            return f.default
+        if self.dialect == "crd" or f.omitempty or f.omitzero:
+            return None
+        # openapi-gen states the zero value of a field that is always serialized, unless
+        # that value breaks the field's own constraints (a default must validate).
+        c = f.validation
+        if any(x is not None for x in (c.minimum, c.maximum, c.enum, c.min_length, c.pattern, c.format)) or c.neq:
+            return None
+        base = _named_base(self.universe, f.type)
+        if base is not None and (is_enum(base) or not base.validation.is_empty()):
+            return None
+        ref = f.type
+        if ref.kind != "named":
+            return {"bytes": None, "string": "", "bool": False}.get(ref.basic or "", 0) if ref.kind == "basic" else None
+        typedef = self.universe.resolve(ref)
+        if typedef.kind == "struct" and (typedef.package, typedef.name) not in _WELL_KNOWN:
+            return {}
+        if typedef.kind == "named" and typedef.underlying is not None and typedef.underlying.kind == "basic":
+            return {"string": "", "bool": False, "bytes": None}.get(typedef.underlying.basic or "", 0)
+        return None
+
+    # -- values ----------------------------------------------------------------------------
+
+    def value(self, ref: TypeRef, constraints: list[Constraints], owner: Field | None = None) -> dict[str, Any]:
+        """The schema of a value of `ref` with the constraints that apply to it."""
+        while ref.kind == "pointer":
+            ref = ref.elem
+        shape = "opaque"
+        schema: dict[str, Any]
+        if ref.kind == "basic":
+            table = _CRD_BASIC if self.dialect == "crd" else _OPENAPI_BASIC
+            kind, fmt = table.get(ref.basic or "", ("integer", ""))
+            schema = {"type": kind}
+            if fmt:
+                schema["format"] = fmt
+            shape = {"string": "string", "boolean": "bool"}.get(kind, "number")
+        elif ref.kind == "slice":
+            items = [c.items for c in constraints if c.items is not None]
+            schema = {"type": "array", "items": self.value(ref.elem, items)}
+            shape = "list"
+        elif ref.kind == "map":
+            values = [c.items for c in constraints if c.items is not None]
+            schema = {"type": "object", "additionalProperties": self.value(ref.elem, values)}
+            shape = "map"
+        elif ref.kind == "named":
+            typedef = self.universe.resolve(ref)
+            if typedef.kind == "struct" or typedef.kind == "python" or (typedef.package, typedef.name) in _WELL_KNOWN:
+                schema = self.named_struct(typedef)
+                shape = "struct" if typedef.kind == "struct" else "opaque"
+            else:
+                # Named scalars, slices and maps are written out where they are used.
+                schema = self.value(typedef.underlying, [*constraints, typedef.validation])
+                if is_enum(typedef):
+                    schema["enum"] = sorted({str(v.value) for v in typedef.enum_values}) if all(
+                        isinstance(v.value, str) for v in typedef.enum_values
+                    ) else [v.value for v in typedef.enum_values]
+                return schema
+        else:  # interface{} with an opaque marker
+            schema = {"type": "object"} if self.dialect != "crd" else {"x-kubernetes-preserve-unknown-fields": True}
+        schema.update(self.keywords(constraints, shape))
+        return schema
+
+    def named_struct(self, typedef: TypeDef) -> dict[str, Any]:
+        if self.dialect != "crd":
+            return {"$ref": self.ref_path(self.define(typedef))}
+        key = f"{typedef.package}.{typedef.name}"
+        if key in self._stack:
+            self.cycles.append((typedef, [*self._stack[self._stack.index(key) :], key]))
+            return {"type": "object"}
+        if typedef.package == META_V1 and typedef.name == "ObjectMeta":
+            return {"type": "object"}
+        self._stack.append(key)
+        try:
+            schema = self.type_schema(typedef)
+        finally:
+            self._stack.pop()
+        return schema
+
+    # -- constraints -----------------------------------------------------------------------
+
+    def keywords(self, constraints: list[Constraints], shape: str) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        rules: list[dict[str, Any]] = []
+        for c in constraints:
+            if c.is_empty():
+                continue
+            pairs = {
+                "minimum": c.minimum, "maximum": c.maximum, "multipleOf": c.multiple_of,
+                "minLength": c.min_length, "maxLength": c.max_length, "pattern": c.pattern,
+                "minItems": c.min_items, "maxItems": c.max_items, "minProperties": c.min_properties,
+                "maxProperties": c.max_properties,
+            }  # fmt: skip
+            out.update({k: v for k, v in pairs.items() if v is not None})
+            if c.exclusive_minimum and c.minimum is not None:
+                out["exclusiveMinimum"] = True
+            if c.exclusive_maximum and c.maximum is not None:
+                out["exclusiveMaximum"] = True
+            if c.enum is not None:
+                out["enum"] = list(c.enum)
+            if c.format is not None:
+                self._format(c.format, out, rules)
+            if c.list_type is not None:
+                out["x-kubernetes-list-type"] = c.list_type
+            if c.list_map_keys:
+                out["x-kubernetes-list-map-keys"] = list(c.list_map_keys)
+            if c.unique == "set" and c.list_type is None:
+                if self.dialect == "crd":
+                    out["x-kubernetes-list-type"] = "set"  # CRDs may not say uniqueItems
+                else:
+                    out["uniqueItems"] = True
+            for value in c.neq:
+                rules.append({"rule": f"self != {_cel_literal(value)}", "message": f"must not be equal to {_go_quote(str(value)) if isinstance(value, str) else value}"})
+            if c.immutable:
+                rules.append({"rule": "self == oldSelf", "message": "field is immutable"})
+            for rule in c.rules:
+                entry: dict[str, Any] = {"rule": rule.rule}
+                for key, value in (("message", rule.message), ("messageExpression", rule.message_expression),
+                                   ("reason", rule.reason), ("fieldPath", rule.field_path)):  # fmt: skip
+                    if value:
+                        entry[key] = value
+                if rule.optional_old_self:
+                    entry["optionalOldSelf"] = True
+                rules.append(entry)
+        if rules:
+            out["x-kubernetes-validations"] = rules
+        return out
+
+    def _format(self, name: str, out: dict[str, Any], rules: list[dict[str, Any]]) -> None:
+        if self.dialect != "crd" or not name.startswith("k8s-"):
+            out["format"] = name
+        elif name in _SCHEMA_FORMATS:
+            out["format"] = _SCHEMA_FORMATS[name]
+        elif name in _CEL_FORMATS:
+            rules.append({"rule": f"!format.{_CEL_FORMATS[name]}().validate(self).hasValue()",
+                          "messageExpression": f"format.{_CEL_FORMATS[name]}().validate(self).value().join('; ')"})  # fmt: skip
+
+    def union_rules(self, typedef: TypeDef) -> list[dict[str, Any]]:
+        """Unions as CEL rules (what controller-gen writes for its one-of markers)."""
+        rules = []
+        for union in typedef.unions:
+            names = [m.json_name for m in union.members]
+            listed = "[" + " ".join(names) + "]"
+            if union.discriminator:
+                for m in union.members:
+                    rules.append({
+                        "rule": f"self.{union.discriminator} == {_cel_literal(m.member_name)} ? has(self.{m.json_name}) : !has(self.{m.json_name})",
+                        "message": f"{m.json_name} must be set exactly when {union.discriminator} is {_go_quote(m.member_name)}",
+                    })  # fmt: skip
+                continue
+            count = "[" + ",".join(f"has(self.{n})" for n in names) + "].filter(x,x==true).size()"
+            if union.mode == "exactlyOne":
+                rules.append({"rule": f"{count} == 1", "message": f"exactly one of the fields in {listed} must be set"})
+            elif union.mode == "zeroOrOne":
+                rules.append({"rule": f"{count} <= 1", "message": f"at most one of the fields in {listed} may be set"})
+            else:
+                rules.append({"rule": f"{count} >= 1", "message": f"at least one of the fields in {listed} must be set"})
+        return rules
+
+    @staticmethod
+    def union_extension(union) -> dict[str, Any]:
+        """`x-kubernetes-unions` as openapi-gen writes it for a discriminated union."""
+        return {
+            "discriminator": union.discriminator,
+            "fields-to-discriminateBy": {m.json_name: m.member_name for m in union.members},
+        }
+
+
+def _cel_literal(value: Any) -> str:
+    if isinstance(value, str):
+        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _named_base(universe: Universe, ref: TypeRef) -> TypeDef | None:
+    while ref.kind == "pointer":
+        ref = ref.elem
+    return universe.resolve(ref) if ref.kind == "named" else None
+
+
+def _is_object_meta(universe: Universe, ref: TypeRef) -> bool:
+    typedef = _named_base(universe, ref)
+    return typedef is not None and typedef.package == META_V1 and typedef.name == "ObjectMeta"
+
+
+def sort_keys(value: Any) -> Any:
+    """A JSON value with every object's keys sorted (as Go writes maps)."""
+    if isinstance(value, dict):
+        return {k: sort_keys(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [sort_keys(v) for v in value]
+    return value
