@@ -68,6 +68,7 @@ def test_generate_then_verify_is_clean_and_twice_changes_no_byte(cli, project):
     files = snapshot(project / "generated")
     assert sorted(files) == [
         "__init__.py",
+        "crds/widgets.example.com_widgets.yaml",
         "openapi/api-rule-violations.list",
         "openapi/swagger.json",
         "openapi/v3/apis/widgets.example.com/v1.json",
@@ -102,7 +103,7 @@ def test_changed_field_is_drift_with_a_diff_naming_the_file(cli, project):
     assert "-    size: _Int32 = 0" in result.output and "+    size: _Int64 = 0" in result.output
     assert "+++ generated/widgets/v1/strategies.py (generated)" in result.output  # its int range changed too
     assert "+++ generated/openapi/swagger.json (generated)" in result.output  # and its schema
-    assert "generated files drifted: 4 stale" in result.output
+    assert "generated files drifted: 5 stale" in result.output
     assert snapshot(project / "generated") == before  # verify writes nothing
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kgen.diagnostics import Diagnostics
-from kgen.generators import conversion, deepcopy, defaulters, models, openapi, scheme, strategies, validation
+from kgen.generators import conversion, crd, deepcopy, defaulters, models, openapi, scheme, strategies, validation
 from kgen.generators.options import GeneratorOptions
 from kgen.ir.model import Universe
 from kgen.render import GeneratedFile
@@ -26,6 +26,7 @@ GENERATORS: dict[str, Generator] = {
     strategies.NAME: strategies.generate,
     validation.NAME: validation.generate,
     openapi.NAME: openapi.generate,
+    crd.NAME: crd.generate,
 }
 
 #: Checks that run before any generator: problems a generator would meet, as diagnostics.
@@ -35,6 +36,7 @@ CHECKS: dict[str, Callable[[Universe, Diagnostics], None]] = {
     scheme.NAME: scheme.check,
     validation.NAME: validation.check,
     openapi.NAME: openapi.check,
+    crd.NAME: crd.check,
 }
 
 #: Generators of schemas and IDL (not Python modules).
@@ -44,6 +46,6 @@ SCHEMA_GENERATORS = ("openapi", "crd", "protobuf")
 PYTHON_GENERATORS = tuple(name for name in GENERATORS if name not in SCHEMA_GENERATORS)
 
 #: Names users may already pass; their generators arrive in later releases.
-PLANNED = ("protobuf", "crd", "client")
+PLANNED = ("protobuf", "client")
 
 __all__ = ["CHECKS", "GENERATORS", "PLANNED", "PYTHON_GENERATORS", "SCHEMA_GENERATORS", "Generator", "GeneratorOptions"]

@@ -167,10 +167,16 @@ class SchemaBuilder:
             schema = {"string": {"type": "string"}, "object": {"type": "object"}}.get(typedef.json_type or "", {})
         else:
             schema = self.struct(typedef)
-        text = description(typedef.doc)
-        if text:
+        text = self.describe(typedef.doc)
+        if text and not (known is not None and self.dialect == "crd"):  # controller-gen's known types say no more
             schema["description"] = text
         return schema
+
+    def describe(self, doc: str, extra: list[str] | tuple[str, ...] = ()) -> str:
+        """openapi-gen joins a comment's lines; controller-gen keeps them as written."""
+        if self.dialect == "crd":
+            return doc.strip()
+        return description(doc, extra)
 
     # -- structs ---------------------------------------------------------------------------
 
@@ -220,7 +226,7 @@ class SchemaBuilder:
         base = _named_base(self.universe, f.type)
         if self.dialect != "crd" and base is not None and is_enum(base):
             extra = enum_lines(base)
-        text = description(f.doc, extra)
+        text = self.describe(f.doc, extra)
         default = self.default(f)
         if self.dialect != "crd":
             if f.patch_strategy:
@@ -315,7 +321,7 @@ class SchemaBuilder:
         key = f"{typedef.package}.{typedef.name}"
         if key in self._stack:
             self.cycles.append((typedef, [*self._stack[self._stack.index(key) :], key]))
-            return {"type": "object"}
+            return {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
         if typedef.package == META_V1 and typedef.name == "ObjectMeta":
             return {"type": "object"}
         self._stack.append(key)

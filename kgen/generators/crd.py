@@ -1,0 +1,267 @@
+"""The CRD generator: `crds/<group>_<plural>.yaml`, as controller-gen writes them.
+
+One `apiextensions.k8s.io/v1` CustomResourceDefinition per kind of a group that is not
+built in, with one entry per version that has the kind (exactly one of them the storage
+version), each with a structural `openAPIV3Schema`: everything inline, `metadata` as
+`type: object`, every validation constraint, default and CEL rule. Names, scope,
+subresources, printer columns and version flags come from the `+kubebuilder:` markers
+(and `+genclient:nonNamespaced`).
+
+`check` builds every schema first and reports what would not be structural (a field
+without a type, a `$ref`, an `x-kubernetes-*` extension where the API server rejects it)
+with the path in the schema, so nothing is written. A type that contains itself is
+written out once and the recursion kept as preserved unknown fields, with a warning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from kgen.diagnostics import Diagnostics, Position
+from kgen.generators.options import GeneratorOptions
+from kgen.generators.scheme import storage_kinds
+from kgen.generators.schema import SchemaBuilder, sort_keys
+from kgen.ir.model import Package, TypeDef, Universe
+from kgen.render import GeneratedFile, header
+
+NAME = "crd"
+PRINTER_TYPES = ("integer", "number", "string", "boolean", "date")
+
+
+@dataclass
+class Version:
+    package: Package
+    kind: TypeDef
+    schema: dict[str, Any]
+    storage: bool
+
+
+@dataclass
+class Resource:
+    group: str
+    kind: str
+    versions: list[Version] = field(default_factory=list)
+
+
+def pluralize(word: str) -> str:
+    """English plurals as Kubernetes tooling forms resource names (`policy` -> `policies`)."""
+    if word.endswith(("s", "x", "z", "ch", "sh")):
+        return word + "es"
+    if word.endswith("y") and len(word) > 1 and word[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+def resources(universe: Universe) -> tuple[list[Resource], SchemaBuilder]:
+    """The kinds that get a CRD, grouped by group and kind, with their schemas."""
+    builder = SchemaBuilder(universe, "crd")
+    found: dict[tuple[str, str], Resource] = {}
+    for package in universe.generated_packages:
+        if package.internal or package.builtin or not package.version or not package.group or "." not in package.group:
+            continue  # built-in groups (core, apps, ...) are not served by CRDs
+        storing = set(storage_kinds(universe, package))
+        for kind in package.types:
+            if not kind.is_kind or kind.has_marker("kubebuilder:skipversion"):
+                continue
+            schema = builder.type_schema(kind)
+            resource = found.setdefault((package.group, kind.name), Resource(package.group, kind.name))
+            resource.versions.append(Version(package, kind, schema, kind.name in storing))
+    return [found[k] for k in sorted(found)], builder
+
+
+def _names(resource: Resource) -> tuple[dict[str, Any], str]:
+    kind = _main(resource).kind
+    marker = kind.marker("kubebuilder:resource")
+    args = marker.args if marker is not None else {}
+    plural = args.get("path") or pluralize(resource.kind.lower())
+    names: dict[str, Any] = {
+        "kind": resource.kind,
+        "listKind": resource.kind + "List",
+        "plural": plural,
+        "singular": args.get("singular") or resource.kind.lower(),
+    }
+    if args.get("shortName"):
+        names["shortNames"] = list(args["shortName"])
+    if args.get("categories"):
+        names["categories"] = list(args["categories"])
+    cluster = args.get("scope") == "Cluster" or kind.has_marker("genclient:nonNamespaced")
+    return names, "Cluster" if cluster else "Namespaced"
+
+
+def _main(resource: Resource) -> Version:
+    """The version whose markers name the resource: the storage version."""
+    return next((v for v in resource.versions if v.storage), resource.versions[0])
+
+
+def _version(version: Version) -> dict[str, Any]:
+    kind = version.kind
+    entry: dict[str, Any] = {
+        "name": version.package.version,
+        "schema": {"openAPIV3Schema": version.schema},
+        "served": not kind.has_marker("kubebuilder:unservedversion"),
+        "storage": version.storage,
+    }
+    deprecated = kind.marker("kubebuilder:deprecatedversion")
+    if deprecated is not None:
+        entry["deprecated"] = True
+        if deprecated.args.get("warning"):
+            entry["deprecationWarning"] = deprecated.args["warning"]
+    columns = []
+    for marker in kind.markers:
+        if marker.name != "kubebuilder:printcolumn":
+            continue
+        column = {"name": marker.args.get("name"), "type": marker.args.get("type"), "jsonPath": marker.args.get("JSONPath")}
+        for key in ("description", "format", "priority"):
+            if marker.args.get(key) not in (None, ""):
+                column[key] = marker.args[key]
+        columns.append(column)
+    if columns:
+        entry["additionalPrinterColumns"] = columns
+    subresources: dict[str, Any] = {}
+    if kind.has_marker("kubebuilder:subresource:status"):
+        subresources["status"] = {}
+    scale = kind.marker("kubebuilder:subresource:scale")
+    if scale is not None:
+        subresources["scale"] = {"specReplicasPath": scale.args.get("specpath"),
+                                 "statusReplicasPath": scale.args.get("statuspath")}  # fmt: skip
+        if scale.args.get("selectorpath"):
+            subresources["scale"]["labelSelectorPath"] = scale.args["selectorpath"]
+    if subresources:
+        entry["subresources"] = subresources
+    return entry
+
+
+def manifest(resource: Resource) -> dict[str, Any]:
+    names, scope = _names(resource)
+    versions = sorted(resource.versions, key=lambda v: v.package.version)
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{names['plural']}.{resource.group}"},
+        "spec": {
+            "group": resource.group,
+            "names": names,
+            "scope": scope,
+            "versions": [_version(v) for v in versions],
+        },
+    }
+
+
+class _Dumper(yaml.SafeDumper):
+    """YAML as controller-gen writes it: block style, keys sorted, long strings folded,
+    multi-line strings as literal blocks."""
+
+
+def _string(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    if "\n" in value and all(line == line.rstrip() for line in value.split("\n")):
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value)
+
+
+_Dumper.add_representer(str, _string)
+
+
+def to_yaml(document: dict[str, Any]) -> str:
+    return yaml.dump(sort_keys(document), Dumper=_Dumper, default_flow_style=False, sort_keys=True,
+                     allow_unicode=True, width=80)  # fmt: skip
+
+
+def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:
+    found, _ = resources(universe)
+    files = []
+    for resource in found:
+        document = manifest(resource)
+        path = f"crds/{resource.group}_{document['spec']['names']['plural']}.yaml"
+        content = header(NAME, tuple(sorted({f"{v.package.import_path}" for v in resource.versions}))) + "---\n"
+        files.append(GeneratedFile(path=path, content=content + to_yaml(document), generator=NAME))
+    return files
+
+
+# -- structural schema checks ------------------------------------------------------------------
+
+_LIST_ONLY = ("x-kubernetes-list-type", "x-kubernetes-list-map-keys")
+
+
+def structural_problems(schema: dict[str, Any], path: str = "") -> list[tuple[str, str]]:
+    """Where a schema is not structural, as (path, problem), the way the API server says it."""
+    problems: list[tuple[str, str]] = []
+    here = path or "<root>"
+    if "$ref" in schema:
+        problems.append((here, "$ref is not allowed in a CRD schema; the type must be written inline"))
+    int_or_string = schema.get("x-kubernetes-int-or-string") is True
+    preserve = schema.get("x-kubernetes-preserve-unknown-fields") is True
+    if "type" not in schema and not int_or_string and not preserve:
+        problems.append((here, "type: Required value: must not be empty for specified object fields"))
+    kind = schema.get("type")
+    for key in _LIST_ONLY:
+        if key in schema and kind != "array":
+            problems.append((here, f"{key}: may only be set on arrays (this is {kind or 'untyped'})"))
+    if "x-kubernetes-list-map-keys" in schema and schema.get("x-kubernetes-list-type") != "map":
+        problems.append((here, "x-kubernetes-list-map-keys: may only be set with x-kubernetes-list-type: map"))
+    if schema.get("x-kubernetes-list-type") == "map":
+        items = schema.get("items", {})
+        for key in schema.get("x-kubernetes-list-map-keys", []):
+            if key not in items.get("properties", {}):
+                problems.append((here, f"x-kubernetes-list-map-keys: {key!r} is not a property of the items"))
+    if "x-kubernetes-map-type" in schema and kind != "object":
+        problems.append((here, f"x-kubernetes-map-type: may only be set on objects (this is {kind or 'untyped'})"))
+    if int_or_string and kind is not None:
+        problems.append((here, "x-kubernetes-int-or-string: type must be empty"))
+    if schema.get("x-kubernetes-embedded-resource") is True and kind != "object":
+        problems.append((here, "x-kubernetes-embedded-resource: type must be object"))
+    if schema.get("uniqueItems") is True:
+        problems.append((here, "uniqueItems: may not be true; use x-kubernetes-list-type: set"))
+    for name, sub in schema.get("properties", {}).items():
+        problems.extend(structural_problems(sub, f"{path}.{name}" if path else name))
+    if isinstance(schema.get("items"), dict):
+        problems.extend(structural_problems(schema["items"], f"{path}[*]" if path else "[*]"))
+    if isinstance(schema.get("additionalProperties"), dict):
+        problems.extend(structural_problems(schema["additionalProperties"], f"{path}[*]" if path else "[*]"))
+    return problems
+
+
+def check(universe: Universe, diagnostics: Diagnostics) -> None:
+    """Every CRD schema must be structural; versions and printer columns must make sense."""
+    found, builder = resources(universe)
+    reported = set()
+    for typedef, cycle in builder.cycles:
+        if typedef.name in reported:
+            continue
+        reported.add(typedef.name)
+        diagnostics.warning(
+            Position.parse(typedef.position),
+            f"{typedef.name} contains itself ({' -> '.join(c.rsplit('.', 1)[-1] for c in cycle)}); a CRD schema "
+            "cannot say a recursive type, so it keeps the inner value unchecked (x-kubernetes-preserve-unknown-fields)",
+        )
+    for resource in found:
+        for version in resource.versions:
+            where = Position.parse(version.kind.position)
+            for path, problem in structural_problems(version.schema):
+                diagnostics.error(
+                    where, f"CRD {resource.kind} {version.package.version}: schema is not structural at {path}: {problem}"
+                )
+            for marker in version.kind.markers:
+                if marker.name != "kubebuilder:printcolumn":
+                    continue
+                at = Position.parse(marker.position) if marker.position else where
+                for key in ("name", "type", "JSONPath"):
+                    if not marker.args.get(key):
+                        diagnostics.error(at, f"+kubebuilder:printcolumn needs {key}=...")
+                if marker.args.get("type") and marker.args["type"] not in PRINTER_TYPES:
+                    diagnostics.error(at, f"+kubebuilder:printcolumn type {marker.args['type']!r} must be one of "
+                                          f"{', '.join(PRINTER_TYPES)}")  # fmt: skip
+                if marker.args.get("JSONPath") and not str(marker.args["JSONPath"]).startswith("."):
+                    diagnostics.error(at, f"+kubebuilder:printcolumn JSONPath {marker.args['JSONPath']!r} must start with '.'")
+        served = [v for v in resource.versions if not v.kind.has_marker("kubebuilder:unservedversion")]
+        if not served:
+            where = Position.parse(resource.versions[0].kind.position)
+            diagnostics.error(where, f"CRD {resource.kind}: no version is served")
+        if sum(v.storage for v in resource.versions) != 1:
+            where = Position.parse(resource.versions[0].kind.position)
+            diagnostics.error(
+                where, f"CRD {resource.kind}: exactly one version must be the storage version "
+                "(mark its kind +kubebuilder:storageversion)"
+            )  # fmt: skip
