@@ -331,3 +331,30 @@ def test_with_an_exceptions_list_only_known_violations_pass(generate_project):
         "api-rules/violation_exceptions.list: warning: 'API rule violation: names_match,x,Y,Z' no longer happens; "
         "remove it from the list"
     ]
+
+
+def test_real_world_types_give_valid_documents_and_structural_crds(tmp_path):
+    """Types as real projects write them (defined from another package's type, maps of
+    named keys and of slices, embedded pointers, required struct fields) give documents
+    a validator accepts and CRD schemas the API server would take."""
+    import yaml
+
+    from conftest import TESTDATA
+    from kgen import pipeline
+    from kgen.generators import GENERATORS
+    from kgen.generators.crd import structural_problems
+    from kgen.options import Options
+
+    options = Options(
+        TESTDATA / "realworld/apis", tmp_path, "example.com/shop/apis", generators=tuple(GENERATORS),
+        import_map={"example.com/gateway/apis/v1": TESTDATA / "realworld/third_party/gateway/v1"},
+    )  # fmt: skip
+    files = {f.path: f.content for f in pipeline.generate(options, use_cache=False).files}
+    documents = [p for p in files if p.endswith(".json")]
+    crds = [p for p in files if p.endswith(".yaml")]
+    assert len(documents) >= 3 and crds
+    for path in documents:
+        validate(json.loads(files[path]))
+    for path in crds:
+        for version in yaml.safe_load(files[path].split("---\n", 1)[1])["spec"]["versions"]:
+            assert structural_problems(version["schema"]["openAPIV3Schema"]) == [], path

@@ -269,7 +269,8 @@ class SchemaBuilder:
             return {"bytes": None, "string": "", "bool": False}.get(ref.basic or "", 0) if ref.kind == "basic" else None
         typedef = self.universe.resolve(ref)
         if typedef.kind == "struct" and (typedef.package, typedef.name) not in _WELL_KNOWN:
-            return {}
+            required = any(not g.optional and g.validation.presence != "optional" for g in typedef.fields)
+            return None if required else {}  # `{}` would not validate against its own required list
         if typedef.kind == "named" and typedef.underlying is not None and typedef.underlying.kind == "basic":
             return {"string": "", "bool": False, "bytes": None}.get(typedef.underlying.basic or "", 0)
         return None
