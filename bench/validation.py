@@ -2,10 +2,11 @@
 
 A user without generated validators would validate the object's JSON against a schema
 (what a CRD's openAPIV3Schema is): `jsonschema` (the reference implementation) or
-`fastjsonschema` (which compiles the schema to Python). The schema here is built from
-the same IR constraints the generator reads (types, required, limits, patterns, enums,
-formats, uniqueness); it cannot say list-map keys, unions, update rules, metadata rules
-or hooks, which the generated validator also checks. Times are per object, best of 5.
+`fastjsonschema` (which compiles the schema to Python). The schema is the one kgen
+publishes for Frobber in `openapi/swagger.json`, as a draft 7 document: types, required,
+limits, patterns, enums, formats. JSON Schema validators skip its CEL rules
+(`x-kubernetes-validations`) and cannot say list-map keys, update rules, metadata name
+rules or hooks, which the generated validator also checks. Times are per object, best of 5.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import json
 import timeit
 from typing import Any
 
-from kgen.generators.python import INT_BITS
-from kgen.ir.model import Constraints, TypeRef, Universe
+from kgen.generators.schema import SchemaBuilder
+from kgen.ir.model import Universe
 
 OBJECT = {
     "apiVersion": "example.kgen.dev/v1",
@@ -46,75 +47,27 @@ OBJECT = {
 }
 
 
-class SchemaBuilder:
-    """A JSON Schema (draft 7) of a type, from the IR constraints."""
+def draft7_schema(universe: Universe, package: str, name: str) -> dict[str, Any]:
+    """The OpenAPI v2 definitions kgen publishes (`kgen.generators.schema`), as a draft 7
+    document: the same schema a client or CRD validation would check."""
+    builder = SchemaBuilder(universe, "v2")
+    root = builder.define(universe.package(package).type(name))
+    document = {"$schema": "http://json-schema.org/draft-07/schema#", "$ref": builder.ref_path(root),
+                "definitions": builder.definitions}  # fmt: skip
+    return _draft7(document)
 
-    def __init__(self, universe: Universe):
-        self.universe = universe
-        self.definitions: dict[str, Any] = {}
 
-    def document(self, package: str, name: str) -> dict[str, Any]:
-        root = self.ref(TypeRef(kind="named", package=package, name=name), [])
-        return {"$schema": "http://json-schema.org/draft-07/schema#", **root, "definitions": self.definitions}
-
-    def ref(self, ref: TypeRef, constraints: list[Constraints]) -> dict[str, Any]:
-        while ref.kind == "pointer":
-            ref = ref.elem
-        schema: dict[str, Any] = {}
-        if ref.kind == "named":
-            typedef = self.universe.resolve(ref)
-            if typedef.kind == "struct":
-                key = f"{typedef.package.replace('/', '.')}.{typedef.name}"
-                if key not in self.definitions:
-                    self.definitions[key] = {}
-                    self.definitions[key] = self.struct(typedef)
-                schema = {"$ref": f"#/definitions/{key}"}
-            elif typedef.kind == "python":
-                schema = {"integer": {"type": "integer"}, "string": {"type": "string"}}.get(typedef.json_type or "", {})
-            else:
-                if typedef.is_enum:
-                    schema["enum"] = sorted(str(e.value) for e in typedef.enum_values if not e.excluded_when)
-                inner = self.ref(typedef.underlying, [typedef.validation])
-                schema = {**inner, **schema}
-        elif ref.kind == "basic":
-            schema = {"type": "string" if ref.basic in ("string", "bytes") else "boolean" if ref.basic == "bool"
-                      else "integer" if ref.basic in INT_BITS else "number"}  # fmt: skip
-        elif ref.kind == "slice":
-            items = [c.items for c in constraints if c.items is not None]
-            schema = {"type": "array", "items": self.ref(ref.elem, items)}
-        elif ref.kind == "map":
-            values = [c.items for c in constraints if c.items is not None]
-            schema = {"type": "object", "additionalProperties": self.ref(ref.elem, values)}
-        for c in constraints:
-            schema.update(self.keywords(c))
+def _draft7(schema: Any) -> Any:
+    """OpenAPI's boolean exclusiveMinimum/Maximum become draft 7's numeric ones."""
+    if isinstance(schema, list):
+        return [_draft7(item) for item in schema]
+    if not isinstance(schema, dict):
         return schema
-
-    @staticmethod
-    def keywords(c: Constraints) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        pairs = {
-            "minimum": c.minimum, "maximum": c.maximum, "multipleOf": c.multiple_of, "minLength": c.min_length,
-            "maxLength": c.max_length, "pattern": c.pattern, "minItems": c.min_items, "maxItems": c.max_items,
-            "minProperties": c.min_properties, "maxProperties": c.max_properties, "format": c.format,
-        }  # fmt: skip
-        out.update({k: v for k, v in pairs.items() if v is not None})
-        if c.exclusive_minimum and c.minimum is not None:
-            out["exclusiveMinimum"] = out.pop("minimum")
-        if c.exclusive_maximum and c.maximum is not None:
-            out["exclusiveMaximum"] = out.pop("maximum")
-        if c.enum is not None:
-            out["enum"] = list(c.enum)
-        if c.unique == "set":
-            out["uniqueItems"] = True
-        return out
-
-    def struct(self, typedef) -> dict[str, Any]:
-        properties = {f.json_name: self.ref(f.type, [f.validation]) for f in typedef.fields}
-        required = sorted(f.json_name for f in typedef.fields if f.validation.presence == "required")
-        schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
-        if required:
-            schema["required"] = required
-        return schema
+    out = {key: _draft7(value) for key, value in schema.items()}
+    for bound in ("Minimum", "Maximum"):
+        if out.get(f"exclusive{bound}") is True:
+            out[f"exclusive{bound}"] = out.pop(bound.lower())
+    return out
 
 
 def _best(statement, number: int) -> float:
@@ -128,7 +81,7 @@ def run(universe: Universe) -> list[str]:
     from generated.example.v1 import validation
     from generated.example.v1.models import Frobber
 
-    schema = SchemaBuilder(universe).document("kgen.dev/example/apis/example/v1", "Frobber")
+    schema = draft7_schema(universe, "kgen.dev/example/apis/example/v1", "Frobber")
     data = json.loads(json.dumps(OBJECT))
     obj = Frobber.from_dict(data)
     assert validation.validate_Frobber(obj) == [], validation.validate_Frobber(obj)

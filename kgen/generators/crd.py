@@ -23,7 +23,8 @@ import yaml
 from kgen.diagnostics import Diagnostics, Position
 from kgen.generators.options import GeneratorOptions
 from kgen.generators.scheme import storage_kinds
-from kgen.generators.schema import SchemaBuilder, sort_keys
+from kgen.generators.python import per_universe
+from kgen.generators.schema import SchemaBuilder
 from kgen.ir.model import Package, TypeDef, Universe
 from kgen.render import GeneratedFile, header
 
@@ -55,7 +56,7 @@ def pluralize(word: str) -> str:
     return word + "s"
 
 
-def resources(universe: Universe) -> tuple[list[Resource], SchemaBuilder]:
+def _resources(universe: Universe) -> tuple[list[Resource], SchemaBuilder]:
     """The kinds that get a CRD, grouped by group and kind, with their schemas."""
     builder = SchemaBuilder(universe, "crd")
     found: dict[tuple[str, str], Resource] = {}
@@ -70,6 +71,10 @@ def resources(universe: Universe) -> tuple[list[Resource], SchemaBuilder]:
             resource = found.setdefault((package.group, kind.name), Resource(package.group, kind.name))
             resource.versions.append(Version(package, kind, schema, kind.name in storing))
     return [found[k] for k in sorted(found)], builder
+
+
+resources = per_universe(_resources)
+"""Built once per universe: `check` and `generate` read the same schemas."""
 
 
 def _names(resource: Resource) -> tuple[dict[str, Any], str]:
@@ -152,7 +157,10 @@ def manifest(resource: Resource) -> dict[str, Any]:
 
 class _Dumper(yaml.SafeDumper):
     """YAML as controller-gen writes it: block style, keys sorted, long strings folded,
-    multi-line strings as literal blocks."""
+    multi-line strings as literal blocks, and never an anchor or alias."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 
 
 def _string(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
@@ -165,8 +173,7 @@ _Dumper.add_representer(str, _string)
 
 
 def to_yaml(document: dict[str, Any]) -> str:
-    return yaml.dump(sort_keys(document), Dumper=_Dumper, default_flow_style=False, sort_keys=True,
-                     allow_unicode=True, width=80)  # fmt: skip
+    return yaml.dump(document, Dumper=_Dumper, default_flow_style=False, sort_keys=True, allow_unicode=True, width=80)
 
 
 def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from kgen.diagnostics import Diagnostics, Position
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
-from kgen.generators.python import INT_BITS, ModuleContext, package_file, package_sources, per_universe, py_string, underlying
+from kgen.generators.python import INT_BITS, ModuleContext, package_file, package_sources, per_universe, py_string, structs_needing, underlying
 from kgen.hooks import check_arity
 from kgen.ir.model import Field, Hook, Package, TypeDef, TypeRef, Universe
 from kgen.render import GeneratedFile, render_python
@@ -195,12 +195,8 @@ class _Plan:
 def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:
     """A defaulters module for every package with something to default."""
     plan = _plan_for(universe)
-    files = []
-    for package in universe.generated_packages:
-        structs = [t for t in package.types if t.kind == "struct" and plan.struct_needs(t)]
-        if structs:
-            files.append(_file(universe, package, structs, plan))
-    return files
+    packages = universe.generated_packages
+    return [_file(universe, p, structs, plan) for p in packages if (structs := structs_needing(p, plan))]
 
 
 _plan_for = per_universe(_Plan)
@@ -208,8 +204,7 @@ _plan_for = per_universe(_Plan)
 
 
 def has_module(universe: Universe, package: Package) -> bool:
-    plan = _plan_for(universe)
-    return any(t.kind == "struct" and plan.struct_needs(t) for t in package.types)
+    return bool(structs_needing(package, _plan_for(universe)))
 
 
 def _file(universe: Universe, package: Package, structs: list[TypeDef], plan: _Plan) -> GeneratedFile:

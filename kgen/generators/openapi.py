@@ -25,6 +25,7 @@ from kgen.render import GeneratedFile, header, render_json
 
 NAME = "openapi"
 REPORT = "openapi/api-rule-violations.list"
+VIOLATION = "API rule violation: "
 
 
 def packages(universe: Universe) -> list[Package]:
@@ -105,7 +106,7 @@ def violations(universe: Universe) -> list[tuple[str, Position]]:
             for member in typedef.members:
                 where = Position.parse(member.position or typedef.position)
                 for rule in _member_violations(universe, typedef, member):
-                    found.append((f"API rule violation: {rule},{package.import_path},{typedef.name},{member.go_name}", where))
+                    found.append((f"{VIOLATION}{rule},{package.import_path},{typedef.name},{member.go_name}", where))
     return found
 
 
@@ -150,17 +151,16 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
     no longer happen are warnings, so the list shrinks as the API is fixed."""
     if universe.api_rule_exceptions is None:
         return  # not enforced: the generated report lists them
-    known = set(universe.api_rule_exceptions)
+    known = {line.removeprefix(VIOLATION): line for line in universe.api_rule_exceptions}  # the prefix is optional
     seen = set()
     for text, where in violations(universe):
-        key = text.removeprefix("API rule violation: ")
+        key = text.removeprefix(VIOLATION)
         seen.add(key)
-        if key in known or text in known:
-            continue
-        rule = key.split(",", 1)[0]
-        diagnostics.error(where, f"{text}: {_advice(rule)}, or list it in {API_RULE_EXCEPTIONS} of the input")
-    for stale in sorted(known - seen - {f"API rule violation: {k}" for k in seen}):
-        diagnostics.warning(Position(API_RULE_EXCEPTIONS, 0, 0), f"{stale!r} no longer happens; remove it from the list")
+        if key not in known:
+            rule = key.split(",", 1)[0]
+            diagnostics.error(where, f"{text}: {_advice(rule)}, or list it in {API_RULE_EXCEPTIONS} of the input")
+    for key in sorted(known.keys() - seen):
+        diagnostics.warning(Position(API_RULE_EXCEPTIONS, 0, 0), f"{known[key]!r} no longer happens; remove it from the list")
 
 
 def _advice(rule: str) -> str:

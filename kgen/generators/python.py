@@ -11,7 +11,7 @@ import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from kgen.ir.model import Package, TypeDef, TypeRef, Universe
 
@@ -177,6 +177,11 @@ def per_universe(compute: Callable[[Universe], _T]) -> Callable[[Universe], _T]:
         return last[1]
 
     return cached
+
+
+def structs_needing(package: Package, plan: Any) -> list[TypeDef]:
+    """The structs of a package a generator's plan (`plan.struct_needs`) has work for."""
+    return [t for t in package.types if t.kind == "struct" and plan.struct_needs(t)]
 
 
 def _alias(target: Package, name: str) -> str:

@@ -15,6 +15,8 @@ and the generated validators give the same verdicts wherever a schema can say it
 
 from __future__ import annotations
 
+import copy
+import json
 import re
 from typing import Any, Literal
 
@@ -91,7 +93,7 @@ def description(doc: str, extra: list[str] | tuple[str, ...] = ()) -> str:
     lines kept as paragraph breaks, indented lines kept on their own line, `TODO` and
     marker lines dropped, nothing after a `---` line."""
     out = ""
-    for line in [*doc.split("\n"), *extra] if doc or extra else []:
+    for line in [*doc.split("\n"), *extra]:
         if line == "---":
             break
         line = line.rstrip(" ")
@@ -118,16 +120,10 @@ def enum_lines(typedef: TypeDef) -> list[str]:
         comment = " ".join(value.doc.split("\n")).strip()
         comment = comment.removeprefix(value.go_name).strip()
         comment = re.sub(r"\s+", " ", comment)
-        lines.append(f" - `{_go_quote(str(value.value))}` {comment}")
+        lines.append(f" - `{json.dumps(str(value.value), ensure_ascii=False)}` {comment}")
     if not lines:
         return []
     return ["", "Possible enum values:", *sorted(lines)]
-
-
-def _go_quote(text: str) -> str:
-    import json
-
-    return json.dumps(text, ensure_ascii=False)
 
 
 def is_enum(typedef: TypeDef) -> bool:
@@ -162,7 +158,7 @@ class SchemaBuilder:
         """The schema of a struct or well-known type, with its description."""
         known = _WELL_KNOWN.get((typedef.package, typedef.name))
         if known is not None:
-            schema = dict(known[self.dialect])
+            schema = copy.deepcopy(known[self.dialect])  # each use its own: callers add to it
         elif typedef.kind == "python":
             schema = {"string": {"type": "string"}, "object": {"type": "object"}}.get(typedef.json_type or "", {})
         else:
@@ -187,7 +183,7 @@ class SchemaBuilder:
             if f.json_name == "-":
                 continue
             properties[f.json_name] = self.field(typedef, f)
-            if not f.optional and f.validation.presence != "optional":
+            if _required(f):
                 required.append(f.json_name)
         schema: dict[str, Any] = {"type": "object"}
         if properties:
@@ -261,19 +257,17 @@ class SchemaBuilder:
         c = f.validation
         if any(x is not None for x in (c.minimum, c.maximum, c.enum, c.min_length, c.pattern, c.format)) or c.neq:
             return None
-        base = _named_base(self.universe, f.type)
-        if base is not None and (is_enum(base) or not base.validation.is_empty()):
-            return None
         ref = f.type
-        if ref.kind != "named":
-            return {"bytes": None, "string": "", "bool": False}.get(ref.basic or "", 0) if ref.kind == "basic" else None
-        typedef = self.universe.resolve(ref)
-        if typedef.kind == "struct" and (typedef.package, typedef.name) not in _WELL_KNOWN:
-            required = any(not g.optional and g.validation.presence != "optional" for g in typedef.fields)
-            return None if required else {}  # `{}` would not validate against its own required list
-        if typedef.kind == "named" and typedef.underlying is not None and typedef.underlying.kind == "basic":
-            return {"string": "", "bool": False, "bytes": None}.get(typedef.underlying.basic or "", 0)
-        return None
+        if ref.kind == "named":
+            typedef = self.universe.resolve(ref)
+            if is_enum(typedef) or not typedef.validation.is_empty():
+                return None
+            if typedef.kind == "struct" and (typedef.package, typedef.name) not in _WELL_KNOWN:
+                return None if any(_required(g) for g in typedef.fields) else {}  # `{}` must meet its required list
+            ref = typedef.underlying if typedef.kind == "named" and typedef.underlying is not None else ref
+        if ref.kind != "basic":
+            return None
+        return {"string": "", "bool": False, "bytes": None}.get(ref.basic or "", 0)
 
     # -- values ----------------------------------------------------------------------------
 
@@ -300,16 +294,14 @@ class SchemaBuilder:
             shape = "map"
         elif ref.kind == "named":
             typedef = self.universe.resolve(ref)
-            if typedef.kind == "struct" or typedef.kind == "python" or (typedef.package, typedef.name) in _WELL_KNOWN:
+            if typedef.kind in ("struct", "python"):
                 schema = self.named_struct(typedef)
                 shape = "struct" if typedef.kind == "struct" else "opaque"
             else:
                 # Named scalars, slices and maps are written out where they are used.
                 schema = self.value(typedef.underlying, [*constraints, typedef.validation])
                 if is_enum(typedef):
-                    schema["enum"] = sorted({str(v.value) for v in typedef.enum_values}) if all(
-                        isinstance(v.value, str) for v in typedef.enum_values
-                    ) else [v.value for v in typedef.enum_values]
+                    schema["enum"] = sorted({v.value for v in typedef.enum_values}, key=str)  # openapi-gen sorts them
                 return schema
         else:  # interface{} with an opaque marker
             schema = {"type": "object"} if self.dialect != "crd" else {"x-kubernetes-preserve-unknown-fields": True}
@@ -365,7 +357,7 @@ class SchemaBuilder:
                 else:
                     out["uniqueItems"] = True
             for value in c.neq:
-                rules.append({"rule": f"self != {_cel_literal(value)}", "message": f"must not be equal to {_go_quote(str(value)) if isinstance(value, str) else value}"})
+                rules.append({"rule": f"self != {_cel_literal(value)}", "message": f"must not be equal to {json.dumps(value)}"})
             if c.immutable:
                 rules.append({"rule": "self == oldSelf", "message": "field is immutable"})
             for rule in c.rules:
@@ -400,7 +392,7 @@ class SchemaBuilder:
                 for m in union.members:
                     rules.append({
                         "rule": f"self.{union.discriminator} == {_cel_literal(m.member_name)} ? has(self.{m.json_name}) : !has(self.{m.json_name})",
-                        "message": f"{m.json_name} must be set exactly when {union.discriminator} is {_go_quote(m.member_name)}",
+                        "message": f"{m.json_name} must be set exactly when {union.discriminator} is {json.dumps(m.member_name)}",
                     })  # fmt: skip
                 continue
             count = "[" + ",".join(f"has(self.{n})" for n in names) + "].filter(x,x==true).size()"
@@ -419,6 +411,10 @@ class SchemaBuilder:
             "discriminator": union.discriminator,
             "fields-to-discriminateBy": {m.json_name: m.member_name for m in union.members},
         }
+
+
+def _required(f: Field) -> bool:
+    return not f.optional and f.validation.presence != "optional"
 
 
 def _cel_literal(value: Any) -> str:

@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 from kgen.diagnostics import Diagnostics, Position
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
-from kgen.generators.python import INT_BITS, ModuleContext, package_file, package_sources, per_universe, py_string
+from kgen.generators.python import INT_BITS, ModuleContext, package_file, package_sources, per_universe, py_string, structs_needing
 from kgen.hooks import check_arity
+from kgen.ir.build import META_V1
 from kgen.ir.model import CelRule, Constraints, Field, Package, TypeDef, TypeRef, Union, Universe
 from kgen.render import GeneratedFile, render_python
 from kgen.runtime.validation import compile_re2
@@ -37,7 +38,6 @@ from kgen.runtime.validation.formats import FORMATS
 
 NAME = "validation"
 HOOK_PREFIX = "validate_"
-META_V1 = "k8s.io/apimachinery/pkg/apis/meta/v1"
 _NUMBERS = set(INT_BITS) | {"float32", "float64"}
 
 
@@ -120,8 +120,7 @@ def needs(universe: Universe, typedef: TypeDef) -> bool:
 
 
 def has_module(universe: Universe, package: Package) -> bool:
-    plan = _plan_for(universe)
-    return any(t.kind == "struct" and plan.struct_needs(t) for t in package.types)
+    return bool(structs_needing(package, _plan_for(universe)))
 
 
 # -- generation-time checks ----------------------------------------------------------------------
@@ -416,12 +415,8 @@ class _Module:
 
 def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:
     plan = _plan_for(universe)
-    files = []
-    for package in universe.generated_packages:
-        structs = [t for t in package.types if t.kind == "struct" and plan.struct_needs(t)]
-        if structs:
-            files.append(_file(universe, package, structs, plan))
-    return files
+    packages = universe.generated_packages
+    return [_file(universe, p, structs, plan) for p in packages if (structs := structs_needing(p, plan))]
 
 
 def _file(universe: Universe, package: Package, structs: list[TypeDef], plan: _Plan) -> GeneratedFile:
@@ -578,34 +573,18 @@ def _update_rules(module: _Module, c: Constraints, ref: TypeRef, v: str, old: st
     monotonic = c.monotonic or next((t.monotonic for t in type_c if t.monotonic), None)
     if immutable:
         rules.append(f"errors.append(_v.invalid({p}, {v}, _v.FIELD_IMMUTABLE, 'immutable'))")
-    if {"NoSet", "NoUnset", "NoModify"} & set(update):
-        zero_old = _zero_test(module.universe, ref, old) or f"{old} is None"
-        zero_new = _zero_test(module.universe, ref, v) or f"{v} is None"
-    if "NoSet" in update:
-        rules += [
-            f"if {zero_old} and {_negate(zero_new)}:",
-            f"    errors.append(_v.forbidden({p}, 'may not be set once the object exists', 'update'))",
-        ]
-    if "NoUnset" in update:
-        rules += [
-            f"if {_negate(zero_old)} and {zero_new}:",
-            f"    errors.append(_v.forbidden({p}, 'may not be cleared once set', 'update'))",
-        ]
-    if "NoModify" in update:
-        rules += [
-            f"if {_negate(zero_old)} and {_negate(zero_new)}:",
-            f"    errors.append(_v.forbidden({p}, 'may not be modified once set', 'update'))",
-        ]
-    if "NoAddItem" in update:
-        rules += [
-            f"if any(item not in ({old} or ()) for item in ({v} or ())):",
-            f"    errors.append(_v.forbidden({p}, 'may not add items once the object exists', 'update'))",
-        ]
-    if "NoRemoveItem" in update:
-        rules += [
-            f"if any(item not in ({v} or ()) for item in ({old} or ())):",
-            f"    errors.append(_v.forbidden({p}, 'may not remove items once the object exists', 'update'))",
-        ]
+    zero_old = _zero_test(module.universe, ref, old) or f"{old} is None"
+    zero_new = _zero_test(module.universe, ref, v) or f"{v} is None"
+    transitions = {  # the condition that breaks each rule, and what it says
+        "NoSet": (f"{zero_old} and {_negate(zero_new)}", "may not be set once the object exists"),
+        "NoUnset": (f"{_negate(zero_old)} and {zero_new}", "may not be cleared once set"),
+        "NoModify": (f"{_negate(zero_old)} and {_negate(zero_new)}", "may not be modified once set"),
+        "NoAddItem": (f"any(item not in ({old} or ()) for item in ({v} or ()))", "may not add items once the object exists"),
+        "NoRemoveItem": (f"any(item not in ({v} or ()) for item in ({old} or ()))", "may not remove items once the object exists"),
+    }  # fmt: skip
+    for name, (broken, message) in transitions.items():
+        if name in update:
+            rules += [f"if {broken}:", f"    errors.append(_v.forbidden({p}, {py_string(message)}, 'update'))"]
     if monotonic:
         verb = "decreased" if monotonic == "increasing" else "increased"
         compare = "<" if monotonic == "increasing" else ">"
