@@ -358,3 +358,43 @@ def test_real_world_types_give_valid_documents_and_structural_crds(tmp_path):
     for path in crds:
         for version in yaml.safe_load(files[path].split("---\n", 1)[1])["spec"]["versions"]:
             assert structural_problems(version["schema"]["openAPIV3Schema"]) == [], path
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        (("spec", "replicas"), -1),
+        (("spec", "priority"), 101),
+        (("spec", "mode"), "Sometimes"),
+        (("spec", "description"), "x" * 257),
+        (("spec", "params"), [f"p{i}" for i in range(17)]),
+        (("spec", "schedule", "startHour"), 24),
+        (("spec", "schedule", "timeZone"), "no zone"),
+        (("spec", "schedule", "weekdays"), ["Mon", "Funday"]),
+        (("spec", "ports"), [{"name": "web", "port": 0}]),
+    ],
+)
+def test_the_published_schema_and_the_generated_validator_give_the_same_verdict(path, value):
+    """The validation constraints say the same in both places: an object the OpenAPI
+    schema rejects, the generated validator rejects at the same field."""
+    import jsonschema
+
+    from bench.validation import OBJECT, draft7_schema
+    from generated.example.v1 import validation
+    from generated.example.v1.models import Frobber
+    from kgen.generators import GENERATORS
+    from kgen.options import resolve_options
+    from kgen.pipeline import build
+
+    universe, _ = build(resolve_options(config_path=REPO / "pyproject.toml", registered=tuple(GENERATORS)))
+    schema = draft7_schema(universe, "kgen.dev/example/apis/example/v1", "Frobber")
+    data = json.loads(json.dumps(OBJECT))
+    target = data
+    for name in path[:-1]:
+        target = target[name]
+    target[path[-1]] = value
+    field = ".".join(path)
+    by_schema = {".".join(str(p) for p in e.absolute_path) for e in jsonschema.Draft7Validator(schema).iter_errors(data)}
+    by_validator = {e.field for e in validation.validate_Frobber(Frobber.from_dict(data))}
+    assert any(p.startswith(field) for p in by_schema), by_schema
+    assert any(p.startswith(field) for p in by_validator), by_validator
