@@ -18,7 +18,7 @@ import click
 from kgen import __version__
 from kgen.diagnostics import InputError
 from kgen.emit import EmitError, Mode, emit
-from kgen.generators import GENERATORS, PLANNED, PYTHON_GENERATORS
+from kgen.generators import GENERATORS, PLANNED, RUNTIME_GENERATORS
 from kgen.markers.registry import REGISTRY
 from kgen.options import Options, OptionsError, resolve_options
 
@@ -170,7 +170,7 @@ def bootstrap_runtime(verify_only: bool) -> None:
     from kgen import pipeline
     from kgen.ir.build import WELLKNOWN_ROOT
 
-    options = Options(input=WELLKNOWN_ROOT, output=RUNTIME_ROOT, module="", generators=PYTHON_GENERATORS)
+    options = Options(input=WELLKNOWN_ROOT, output=RUNTIME_ROOT, module="", generators=RUNTIME_GENERATORS)
     result = pipeline.generate(options, bootstrap=True)
     pipeline.print_warnings(result.diagnostics)
     _emit(result.files, RUNTIME_ROOT, options.selected, verify_only)

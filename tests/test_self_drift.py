@@ -5,7 +5,7 @@ from __future__ import annotations
 from kgen import pipeline
 from kgen.cli import RUNTIME_ROOT
 from kgen.emit import Mode, emit
-from kgen.generators import GENERATORS, PYTHON_GENERATORS
+from kgen.generators import GENERATORS, RUNTIME_GENERATORS
 from kgen.ir.build import WELLKNOWN_ROOT
 from kgen.options import Options, resolve_options
 
@@ -27,7 +27,7 @@ def test_example_api_generated_tree_is_up_to_date(monkeypatch):
 
 
 def test_runtime_models_are_up_to_date():
-    options = Options(input=WELLKNOWN_ROOT, output=RUNTIME_ROOT, module="", generators=PYTHON_GENERATORS)
+    options = Options(input=WELLKNOWN_ROOT, output=RUNTIME_ROOT, module="", generators=RUNTIME_GENERATORS)
     result = pipeline.generate(options, bootstrap=True, use_cache=False)
     report = emit(result.files, RUNTIME_ROOT, Mode.CHECK, options.selected)
     assert not report.drifted, _drift_message(report, "make bootstrap-runtime")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kgen.diagnostics import Diagnostics
-from kgen.generators import conversion, crd, deepcopy, defaulters, models, openapi, scheme, strategies, validation
+from kgen.generators import conversion, crd, deepcopy, defaulters, models, openapi, protobuf, scheme, strategies, validation
 from kgen.generators.options import GeneratorOptions
 from kgen.ir.model import Universe
 from kgen.render import GeneratedFile
@@ -27,6 +27,7 @@ GENERATORS: dict[str, Generator] = {
     validation.NAME: validation.generate,
     openapi.NAME: openapi.generate,
     crd.NAME: crd.generate,
+    protobuf.NAME: protobuf.generate,
 }
 
 #: Checks that run before any generator: problems a generator would meet, as diagnostics.
@@ -37,15 +38,20 @@ CHECKS: dict[str, Callable[[Universe, Diagnostics], None]] = {
     validation.NAME: validation.check,
     openapi.NAME: openapi.check,
     crd.NAME: crd.check,
+    protobuf.NAME: protobuf.check,
 }
 
 #: Generators of schemas and IDL (not Python modules).
 SCHEMA_GENERATORS = ("openapi", "crd", "protobuf")
 
-#: The generators of Python modules (all that kgen's own runtime is generated with).
+#: The generators of Python modules.
 PYTHON_GENERATORS = tuple(name for name in GENERATORS if name not in SCHEMA_GENERATORS)
 
-#: Names users may already pass; their generators arrive in later releases.
-PLANNED = ("protobuf", "client")
+#: What kgen's own runtime is generated with: the Python modules, and the well-known
+#: types' `.proto` files kgen ships (with their compiled modules and converters).
+RUNTIME_GENERATORS = (*PYTHON_GENERATORS, "protobuf")
 
-__all__ = ["CHECKS", "GENERATORS", "PLANNED", "PYTHON_GENERATORS", "SCHEMA_GENERATORS", "Generator", "GeneratorOptions"]
+#: Names users may already pass; their generators arrive in later releases.
+PLANNED = ("client",)
+
+__all__ = ["CHECKS", "GENERATORS", "PLANNED", "PYTHON_GENERATORS", "RUNTIME_GENERATORS", "SCHEMA_GENERATORS", "Generator", "GeneratorOptions"]

@@ -72,6 +72,19 @@ def _pos(position: Position) -> str:
     return str(position)
 
 
+def _comment_lines(block: CommentBlock) -> tuple[str, ...]:
+    """A comment as Go's CommentGroup.Text reads it: `//` and one space removed, trailing
+    space trimmed, runs of empty lines made one, no empty lines at either end."""
+    lines: list[str] = []
+    for line in block.lines:
+        text = (line.text[1:] if line.text.startswith(" ") else line.text).rstrip()
+        if text or (lines and lines[-1]):
+            lines.append(text)
+    while lines and not lines[-1]:
+        lines.pop()
+    return tuple(lines)
+
+
 def _comment_doc(*blocks: CommentBlock) -> str:
     lines: list[str] = []
     for block in blocks:
@@ -333,14 +346,17 @@ class _Builder:
             package=package,
             python_name=names.python_class(name),
             doc=_comment_doc(decl.doc),
+            comment=_comment_lines(decl.doc),
             markers=markers,
             position=_pos(decl.position),
         )
         python_marker = next((m for m in markers if m.name == "kgen:python"), None)
         if python_marker is not None:
             json_type = next((m.value for m in markers if m.name == "kgen:jsonType"), "any")
+            members = self.members(decl.type.fields, package, go_file) if decl.type.kind == "struct" else []
             return TypeDef(
                 kind="python",
+                members=tuple(members),
                 python_class=python_marker.value,
                 json_type=json_type,
                 mutable="kgen:mutable" in marker_names,
@@ -420,6 +436,7 @@ class _Builder:
             if type_ref is None:
                 continue
             doc = _comment_doc(decl.doc)
+            comment = _comment_lines(decl.doc)
             go_names = decl.names or (_embedded_name(decl.type),)
             for go_name in go_names:
                 embedded = decl.embedded
@@ -429,7 +446,7 @@ class _Builder:
                     Member(
                         go_name=go_name, type=type_ref, embedded=embedded, promoted=promoted,
                         json_name=json_name, protobuf=protobuf, tags=tags, markers=markers, doc=doc,
-                        position=_pos(decl.position),
+                        comment=comment, position=_pos(decl.position),
                     )  # fmt: skip
                 )
         return out

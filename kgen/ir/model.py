@@ -209,6 +209,8 @@ class Member(_Frozen):
     """Every struct tag as written."""
     markers: tuple[Marker, ...] = ()
     doc: str = ""
+    comment: tuple[str, ...] = ()
+    """The comment above the member as written, markers included (as go-to-protobuf copies it)."""
     position: str = ""
 
 
@@ -240,9 +242,13 @@ class TypeDef(_Frozen):
     kind: Literal["struct", "named", "python"]
     python_name: str
     doc: str = ""
+    comment: tuple[str, ...] = ()
+    """The comment block directly above the type as written, markers included."""
     markers: tuple[Marker, ...] = ()
     position: str = ""
     members: tuple[Member, ...] = ()
+    """Struct members as written; also kept for kind `python` types declared as structs
+    (their protobuf messages)."""
     fields: tuple[Field, ...] = ()
     underlying: TypeRef | None = None
     enum_values: tuple[EnumValue, ...] = ()

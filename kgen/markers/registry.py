@@ -286,7 +286,7 @@ def _build_registry() -> Registry:
     r.add("k8s:openapi-model-package", {P}, _string, "openapi-gen: model package name")
     r.add("k8s:protobuf-gen", {P}, _string, "go-to-protobuf: package")
     r.add("protobuf", {T}, _bool, "go-to-protobuf: generate a message for this type")
-    r.add("protobuf.nullable", {F}, _bool, "go-to-protobuf: field is nullable")
+    r.add("protobuf.nullable", {T, F}, _bool, "go-to-protobuf: a named slice or map type is a message (nullable)")
     r.add("protobuf.as", {T}, _string, "go-to-protobuf: use this message for the type")
     r.add("protobuf.embed", {T}, _string, "go-to-protobuf: embed the type as this scalar")
     r.add("protobuf.options.(gogoproto.goproto_stringer)", {T}, _bool, "go-to-protobuf: gogo stringer option")

@@ -46,6 +46,12 @@ def format_known_shape(source: str) -> str | None:
         if len(line) <= LINE_LENGTH:
             out.append(line)
             continue
+        if not quotes and not line_depth and _is_def_header(line):
+            formatted = _format_statement(line + "\n" + " " * (len(line) - len(line.lstrip(" ")) + 4) + "pass")
+            if formatted is None:
+                return None
+            out.extend(formatted[:-1])  # black lays out a header the same whatever the body
+            continue
         if quotes or line_depth or not _is_simple_statement(line):
             if quotes == 2 and line.lstrip().startswith('"""') and line.endswith('"""'):
                 out.append(line)  # a one-line string statement: black cannot split it
@@ -81,6 +87,14 @@ def _is_simple_statement(line: str) -> bool:
     """One whole logical line: balanced brackets, no string tricks, not a block header."""
     stripped = line.strip()
     if stripped.endswith(":") or stripped.startswith(("#", "@")) or "#" in stripped or "'" in stripped:
+        return False
+    return _bracket_balance(stripped) == 0 and stripped.count('"') % 2 == 0
+
+
+def _is_def_header(line: str) -> bool:
+    """A whole `def ...:` line: balanced brackets, no comments or single quotes."""
+    stripped = line.strip()
+    if not stripped.startswith("def ") or not stripped.endswith(":") or "#" in stripped or "'" in stripped:
         return False
     return _bracket_balance(stripped) == 0 and stripped.count('"') % 2 == 0
 

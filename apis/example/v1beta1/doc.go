@@ -9,6 +9,7 @@ you may not use this file except in compliance with the License.
 // +k8s:conversion-gen=kgen.dev/example/apis/example
 // +k8s:defaulter-gen=TypeMeta
 // +k8s:openapi-gen=true
+// +k8s:protobuf-gen=package
 // +groupName=example.kgen.dev
 
 // Package v1beta1 is the beta version of the example.kgen.dev API group.

@@ -1,5 +1,6 @@
 // kgen's description of k8s.io/apimachinery/pkg/runtime, the subset API types use.
 
+// +k8s:protobuf-gen=package
 package runtime
 
 // RawExtension is used to hold extensions in external versions.

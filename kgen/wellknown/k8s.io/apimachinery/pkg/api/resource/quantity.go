@@ -1,5 +1,6 @@
 // kgen's description of k8s.io/apimachinery/pkg/api/resource.
 
+// +k8s:protobuf-gen=package
 package resource
 
 // Quantity is a fixed-point representation of a number.

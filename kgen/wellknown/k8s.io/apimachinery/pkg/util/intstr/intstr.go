@@ -1,5 +1,6 @@
 // kgen's description of k8s.io/apimachinery/pkg/util/intstr.
 
+// +k8s:protobuf-gen=package
 package intstr
 
 // IntOrString is a type that can hold an int32 or a string. When used in

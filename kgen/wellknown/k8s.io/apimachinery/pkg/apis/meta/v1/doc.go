@@ -5,5 +5,6 @@
 // +k8s:deepcopy-gen=package
 // +k8s:openapi-gen=true
 // +groupName=meta.k8s.io
+// +k8s:protobuf-gen=package
 
 package v1

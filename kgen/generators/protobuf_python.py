@@ -1,0 +1,298 @@
+"""Python for the protobuf generator: `generated_pb2.py` + `.pyi` and `protobuf.py`.
+
+The `.proto` files are compiled with the pinned grpcio-tools in a scratch directory laid
+out by import path (as go-to-protobuf lays them out), and protoc's imports of other
+packages (`from k8s.io.apimachinery... import generated_pb2`) are pointed at the Python
+packages that hold them.
+
+`protobuf.py` converts models to messages and back: `to_proto_<Type>(obj, msg=None)` and
+`from_proto_<Type>(msg)`. Fields are written as Go's generated marshalers write them:
+non-pointer scalars and structs always, pointers when set, embedded inline structs as
+their own message; reading back gives Go's values (absent lists and maps are nil).
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from kgen.generators.models import docstring
+from kgen.generators.python import ModuleContext, package_file, package_sources, py_string, zero_value
+from kgen.ir.model import Field, Member, Package, TypeDef, Universe
+from kgen.render import GeneratedFile, header, render_python
+from kgen.runtime.protobuf import WELL_KNOWN
+
+NAME = "protobuf"
+PB2 = "generated_pb2"
+
+
+class CompileError(RuntimeError):
+    pass
+
+
+# -- protoc ----------------------------------------------------------------------------------
+
+
+def compile_protos(sources: dict[str, str], targets: list[str]) -> dict[str, tuple[str, str]]:
+    """Compile `targets` (file names, with `sources` holding every file by name) into
+    `(generated_pb2.py, generated_pb2.pyi)` texts."""
+    from grpc_tools import protoc
+
+    with tempfile.TemporaryDirectory(prefix="kgen-protoc-") as scratch:
+        root = Path(scratch)
+        (root / "in").mkdir()
+        (root / "out").mkdir()
+        for name, text in sources.items():
+            path = root / "in" / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        code = protoc.main(["grpc_tools.protoc", f"-I{root / 'in'}", f"--python_out={root / 'out'}",
+                            f"--pyi_out={root / 'out'}", *targets])  # fmt: skip
+        if code != 0:
+            raise CompileError(f"protoc failed on the generated .proto files ({', '.join(targets)}); this is a kgen bug")
+        out = {}
+        for name in targets:
+            # protoc writes the module named after the file: dots and slashes both nest
+            module = root / "out" / (name.removesuffix(".proto").replace("-", "_").replace(".", "/") + "_pb2")
+            out[name] = (module.with_suffix(".py").read_text("utf-8"), module.with_suffix(".pyi").read_text("utf-8"))
+        return out
+
+
+def _protoc_module(import_path: str) -> str:
+    """The module path protoc gives a package's `generated.proto`."""
+    return import_path.replace("-", "_").replace("/", ".")
+
+
+def _point_imports(text: str, context: ModuleContext, packages: list[Package]) -> str:
+    for target in packages:
+        if target.import_path == context.package.import_path:
+            continue
+        source = context._from(target)
+        pattern = re.compile(rf"^from {re.escape(_protoc_module(target.import_path))} import {PB2}\b", re.M)
+        text = pattern.sub(lambda _: f"from {source} import {PB2}", text)
+    return text
+
+
+# -- converters ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConverterView:
+    name: str
+    message: str
+    to_lines: list[str]
+    from_lines: list[str]
+    present: list[str]
+
+
+def generate(universe: Universe, plan, chosen) -> list[GeneratedFile]:
+    from kgen.generators.protobuf import render_proto
+
+    every = [proto for proto in plan.files.values() if proto.messages]
+    sources = {proto.name: render_proto(proto) for proto in every}
+    compiled = compile_protos(sources, [proto.name for proto in chosen])
+    packages = [proto.package for proto in every]
+    files = []
+    for proto in chosen:
+        package = proto.package
+        context = ModuleContext(universe, package, NAME)
+        python, stub = compiled[proto.name]
+        head = header(NAME, (proto.name,))
+        for suffix, text in ((".py", python), (".pyi", stub)):
+            text = _point_imports(text, context, packages)
+            files.append(GeneratedFile(package_file(package, PB2 + suffix), head + text, NAME, language="python"))
+        if any(not m.wrapper and m.typedef.kind == "struct" for m in proto.messages):
+            files.append(_converters(universe, proto))
+    return files
+
+
+def _converters(universe: Universe, proto) -> GeneratedFile:
+    package = proto.package
+    context = ModuleContext(universe, package, "protobuf")
+    writer = _Writer(universe, context)
+    views = []
+    for message in proto.messages:
+        if message.wrapper or message.typedef.kind != "struct":
+            continue
+        views.append(writer.converter(message))
+    return render_python(
+        "protobuf/protobuf.py.j2",
+        package_file(package, "protobuf.py"),
+        NAME,
+        package_sources(package),
+        package=package,
+        imports=context.import_lines(),
+        converters=views,
+        docstring=docstring,
+    )
+
+
+class _Writer:
+    def __init__(self, universe: Universe, context: ModuleContext):
+        self.universe = universe
+        self.context = context
+        self.counter = 0
+
+    def var(self, stem: str) -> str:
+        self.counter += 1
+        return f"{stem}{self.counter}"
+
+    def converter(self, message) -> ConverterView:
+        from kgen.generators.protobuf import plan
+
+        typedef = message.typedef
+        self.counter = 0
+        to_lines: list[str] = ["msg.SetInParent()"] if message.fields else []
+        from_lines: list[str] = []
+        covered: set[str] = set()
+        self.struct_fields(typedef, (), message.fields, "msg", to_lines, from_lines, covered, plan(self.universe))
+        for f in typedef.fields:
+            if f.python_name not in covered:
+                from_lines.append(f"values[{py_string(f.python_name)}] = {self.default(typedef, f)}")
+        return ConverterView(
+            name=typedef.python_name,
+            message=f"{self.pb2()}.{message.name}",
+            to_lines=to_lines,
+            from_lines=from_lines,
+            present=sorted(covered),
+        )
+
+    def default(self, typedef: TypeDef, f: Field) -> str:
+        package = self.context.package
+        if (typedef.is_kind or typedef.is_list) and f.go_path == ("TypeMeta", "Kind"):
+            return py_string(typedef.name)
+        if (typedef.is_kind or typedef.is_list) and f.go_path == ("TypeMeta", "APIVersion"):
+            return py_string(f"{package.group}/{package.version}" if package.group else package.version)
+        source, factory = zero_value(self.context, f.type)
+        return f"{source}()" if factory else source
+
+    def pb2(self) -> str:
+        return self.context.sibling(PB2)
+
+    def struct_fields(self, typedef, prefix, proto_fields, msg, to_lines, from_lines, covered, the_plan) -> None:
+        """Statements for the members of `typedef` (or of a struct inlined at `prefix`)."""
+        by_path = {f.go_path: f for f in typedef.fields}
+        for pf in proto_fields:
+            member: Member = pf.member
+            path = prefix + (member.go_name,)
+            if member.promoted:  # an inline struct is its own message in protobuf
+                inner = the_plan.message(self._embedded(member))
+                sub = self.var("sub")
+                to_lines += [f"{sub} = {_attribute(msg, pf.name)}", f"{sub}.SetInParent()"]
+                from_lines.append(f"{sub} = {_attribute(msg, pf.name)}")
+                self.struct_fields(typedef, path, inner.fields, sub, to_lines, from_lines, covered, the_plan)
+                continue
+            f = by_path.get(path)
+            if f is None:
+                continue  # shadowed in JSON by a shallower field: nothing in the model to carry
+            covered.add(f.python_name)
+            pointer = member.type.kind == "pointer"
+            to_lines += self.to_field(pf.shape, pf.name, pointer, f"values[{py_string(f.python_name)}]", msg)
+            from_lines.append(f"values[{py_string(f.python_name)}] = {self.from_field(pf.shape, pf.name, pointer, msg)}")
+
+    def _embedded(self, member: Member) -> TypeDef:
+        ref = member.type.elem if member.type.kind == "pointer" else member.type
+        return self.universe.resolve(ref)
+
+    # -- model -> message ------------------------------------------------------------------
+
+    def to_field(self, wire, name: str, pointer: bool, value: str, msg: str) -> list[str]:
+        """Statements that write `value` (a model value) into field `name` of `msg`."""
+        target = _attribute(msg, name)
+        if wire.kind == "scalar":
+            if pointer or wire.scalar == "bytes":
+                v = self.var("v")
+                return [f"if ({v} := {value}) is not None:", f"    {_assign(msg, name, v)}"]
+            return [_assign(msg, name, value)]
+        if wire.kind == "message":
+            if pointer or wire.typedef.kind == "named":
+                v = self.var("v")
+                return [f"if ({v} := {value}) is not None:", *_indent(self.to_message(wire, v, target))]
+            return self.to_message(wire, value, target)
+        v = self.var("v")
+        if wire.kind == "repeated":
+            if wire.elem.kind == "scalar":
+                return [f"if {v} := {value}:", f"    {target}.extend({v})"]
+            item = self.var("item")
+            write = self.to_message(wire.elem, item, f"{target}.add()")
+            return [f"if {v} := {value}:", f"    for {item} in {v}:", *_indent(write, 2)]
+        key = "k" if wire.key.scalar == "string" else "int(k)"
+        if wire.elem.kind == "scalar":
+            update = v if key == "k" else f"{{{key}: i for k, i in {v}.items()}}"
+            return [f"if {v} := {value}:", f"    {target}.update({update})"]
+        item = self.var("item")
+        write = self.to_message(wire.elem, item, f"{target}[{key}]")
+        return [f"if {v} := {value}:", f"    for k, {item} in {v}.items():", *_indent(write, 2)]
+
+    def to_message(self, wire, value: str, target: str) -> list[str]:
+        """Statements that write `value` into the message `target` (an expression)."""
+        typedef = wire.typedef
+        if typedef.kind == "struct":
+            return [f"{self.function(typedef, 'to_proto')}({value}, {target})"]
+        if typedef.kind == "python":
+            return [f"{self.runtime(typedef, 0)}({value}, {target})"]
+        wrapper = self.var("w")  # a named slice or map: { items = 1 }, present even when empty
+        items = wire_items(self.universe, typedef)
+        return [f"{wrapper} = {target}", f"{wrapper}.SetInParent()", *self.to_field(items, "items", False, value, wrapper)]
+
+    # -- message -> model ------------------------------------------------------------------
+
+    def from_field(self, wire, name: str, pointer: bool, msg: str) -> str:
+        """An expression that reads field `name` of `msg` as the model value."""
+        source = _attribute(msg, name)
+        has = f"{msg}.HasField({py_string(name)})"
+        if wire.kind == "scalar":
+            return f"{source} if {has} else None" if pointer or wire.scalar == "bytes" else source
+        if wire.kind == "message":
+            read = self.from_message(wire, source)
+            return f"{read} if {has} else None" if pointer or wire.typedef.kind == "named" else read
+        if wire.kind == "repeated":
+            if wire.elem.kind == "scalar":
+                return f"list({source}) or None"
+            return f"[{self.from_message(wire.elem, 'i')} for i in {source}] or None"
+        key = "k" if wire.key.scalar == "string" else "str(k)"
+        if wire.elem.kind == "scalar":
+            return f"dict({source}) or None" if key == "k" else f"{{{key}: i for k, i in {source}.items()}} or None"
+        return f"{{{key}: {self.from_message(wire.elem, 'i')} for k, i in {source}.items()}} or None"
+
+    def from_message(self, wire, source: str) -> str:
+        typedef = wire.typedef
+        if typedef.kind == "struct":
+            return f"{self.function(typedef, 'from_proto')}({source})"
+        if typedef.kind == "python":
+            return f"{self.runtime(typedef, 1)}({source})"
+        return self.from_field(wire_items(self.universe, typedef), "items", False, source)
+
+    # -- names -----------------------------------------------------------------------------
+
+    def function(self, typedef: TypeDef, direction: str) -> str:
+        name = f"{direction}_{typedef.python_name}"
+        if typedef.package == self.context.package.import_path:
+            return name
+        target = self.universe.package(typedef.package)
+        return self.context.package_name(target, "protobuf", name)
+
+    def runtime(self, typedef: TypeDef, index: int) -> str:
+        return self.context.python_class(f"kgen.runtime.protobuf:{WELL_KNOWN[typedef.python_class][index]}")
+
+
+def wire_items(universe: Universe, typedef: TypeDef):
+    from kgen.generators.protobuf import shape
+
+    return shape(universe, typedef.underlying)
+
+
+def _attribute(msg: str, name: str) -> str:
+    """`msg.name`, or getattr for proto names that are Python keywords (`continue`)."""
+    return f"getattr({msg}, {py_string(name)})" if keyword.iskeyword(name) else f"{msg}.{name}"
+
+
+def _assign(msg: str, name: str, value: str) -> str:
+    return f"setattr({msg}, {py_string(name)}, {value})" if keyword.iskeyword(name) else f"{msg}.{name} = {value}"
+
+
+def _indent(lines: list[str], depth: int = 1) -> list[str]:
+    return ["    " * depth + line for line in lines]
