@@ -162,6 +162,32 @@ def markers() -> None:
         click.echo(f"+{name:<48} {scopes:<20} {value:<24} {definition.help}")
 
 
+@main.command(name="protobuf-tags")
+@_input_options
+@click.option("--write", is_flag=True, help="Add the tags to the Go sources (otherwise list them and exit 1).")
+@_guarded
+def protobuf_tags(config_path, input_dir, module, import_map, tags, write) -> None:
+    """Number the members that have no protobuf: tag (highest + 1, in field order)."""
+    from kgen import pipeline
+    from kgen.protobuf_tags import apply, missing
+
+    options = _options(config_path, input_dir, module, import_map, tags)
+    universe, diagnostics = pipeline.build(options)
+    additions = missing(universe, diagnostics)
+    diagnostics.raise_if_errors()
+    pipeline.print_warnings(diagnostics)
+    if not additions:
+        click.echo("kgen: every member of a protobuf package has a protobuf tag", err=True)
+        return
+    for addition in additions:
+        click.echo(str(addition))
+    if not write:
+        click.echo(f"kgen: {len(additions)} members need a protobuf tag; add them with --write", err=True)
+        sys.exit(EXIT_DRIFT)
+    files = apply(additions)
+    click.echo(f"kgen: added {len(additions)} protobuf tags in {len(files)} files", err=True)
+
+
 @main.command(name="bootstrap-runtime")
 @click.option("--verify-only", is_flag=True, help="Write nothing; exit 1 when kgen's runtime models drifted.")
 @_guarded

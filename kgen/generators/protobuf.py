@@ -303,7 +303,7 @@ class _Planner:
             return None
         if not self.reference(proto, wire, where, f"{typedef.name}.{member.go_name}"):
             return None
-        name = info.name or member.json_name or (member.go_name[:1].lower() + member.go_name[1:])
+        name = info.name or field_name(member)
         label = "" if wire.kind == "map" else "repeated" if wire.kind == "repeated" else "optional"
         return ProtoField(
             name=name,
@@ -358,6 +358,15 @@ class _Planner:
         if wire.kind == "map":
             return f"map<{self.type_name(proto, wire.key)}, {self.type_name(proto, wire.elem)}>"
         return message_name(wire.typedef, proto.package.import_path)
+
+
+def field_name(member: Member) -> str:
+    """go-to-protobuf's name for a member without `name=`: the JSON tag's name, else the Go
+    name with its first letter lower-cased (`FrobberCommon` -> `frobberCommon`)."""
+    json_name = member.tags.get("json", "").split(",")[0]
+    if json_name and json_name != "-":
+        return json_name
+    return member.go_name[:1].lower() + member.go_name[1:]
 
 
 def message_name(typedef: TypeDef, local: str) -> str:
