@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kgen.generators.models import docstring
+from kgen.generators.protobuf import Message, Plan, ProtoFile, render_proto, shape
 from kgen.generators.python import ModuleContext, package_file, package_sources, py_string, zero_value
 from kgen.ir.model import Field, Member, Package, TypeDef, Universe
 from kgen.render import GeneratedFile, header, render_python
@@ -88,9 +89,7 @@ class ConverterView:
     present: list[str]
 
 
-def generate(universe: Universe, plan, chosen) -> list[GeneratedFile]:
-    from kgen.generators.protobuf import render_proto
-
+def generate(universe: Universe, plan: Plan, chosen: list[ProtoFile]) -> list[GeneratedFile]:
     every = [proto for proto in plan.files.values() if proto.messages]
     sources = {proto.name: render_proto(proto) for proto in every}
     compiled = compile_protos(sources, [proto.name for proto in chosen])
@@ -105,14 +104,14 @@ def generate(universe: Universe, plan, chosen) -> list[GeneratedFile]:
             text = _point_imports(text, context, packages)
             files.append(GeneratedFile(package_file(package, PB2 + suffix), head + text, NAME, language="python"))
         if any(not m.wrapper and m.typedef.kind == "struct" for m in proto.messages):
-            files.append(_converters(universe, proto))
+            files.append(_converters(universe, plan, proto))
     return files
 
 
-def _converters(universe: Universe, proto) -> GeneratedFile:
+def _converters(universe: Universe, plan: Plan, proto: ProtoFile) -> GeneratedFile:
     package = proto.package
     context = ModuleContext(universe, package, "protobuf")
-    writer = _Writer(universe, context)
+    writer = _Writer(universe, context, plan)
     views = []
     for message in proto.messages:
         if message.wrapper or message.typedef.kind != "struct":
@@ -131,24 +130,23 @@ def _converters(universe: Universe, proto) -> GeneratedFile:
 
 
 class _Writer:
-    def __init__(self, universe: Universe, context: ModuleContext):
+    def __init__(self, universe: Universe, context: ModuleContext, plan: Plan):
         self.universe = universe
         self.context = context
+        self.plan = plan
         self.counter = 0
 
     def var(self, stem: str) -> str:
         self.counter += 1
         return f"{stem}{self.counter}"
 
-    def converter(self, message) -> ConverterView:
-        from kgen.generators.protobuf import plan
-
+    def converter(self, message: Message) -> ConverterView:
         typedef = message.typedef
         self.counter = 0
         to_lines: list[str] = ["msg.SetInParent()"] if message.fields else []
         from_lines: list[str] = []
         covered: set[str] = set()
-        self.struct_fields(typedef, (), message.fields, "msg", to_lines, from_lines, covered, plan(self.universe))
+        self.struct_fields(typedef, (), message.fields, "msg", to_lines, from_lines, covered)
         for f in typedef.fields:
             if f.python_name not in covered:
                 from_lines.append(f"values[{py_string(f.python_name)}] = {self.default(typedef, f)}")
@@ -172,18 +170,18 @@ class _Writer:
     def pb2(self) -> str:
         return self.context.sibling(PB2)
 
-    def struct_fields(self, typedef, prefix, proto_fields, msg, to_lines, from_lines, covered, the_plan) -> None:
+    def struct_fields(self, typedef, prefix, proto_fields, msg, to_lines, from_lines, covered) -> None:
         """Statements for the members of `typedef` (or of a struct inlined at `prefix`)."""
         by_path = {f.go_path: f for f in typedef.fields}
         for pf in proto_fields:
             member: Member = pf.member
             path = prefix + (member.go_name,)
             if member.promoted:  # an inline struct is its own message in protobuf
-                inner = the_plan.message(self._embedded(member))
+                inner = self.plan.message(self._embedded(member))
                 sub = self.var("sub")
                 to_lines += [f"{sub} = {_attribute(msg, pf.name)}", f"{sub}.SetInParent()"]
                 from_lines.append(f"{sub} = {_attribute(msg, pf.name)}")
-                self.struct_fields(typedef, path, inner.fields, sub, to_lines, from_lines, covered, the_plan)
+                self.struct_fields(typedef, path, inner.fields, sub, to_lines, from_lines, covered)
                 continue
             f = by_path.get(path)
             if f is None:
@@ -280,8 +278,7 @@ class _Writer:
 
 
 def wire_items(universe: Universe, typedef: TypeDef):
-    from kgen.generators.protobuf import shape
-
+    """The shape of a wrapper message's `items`."""
     return shape(universe, typedef.underlying)
 
 
