@@ -1,4 +1,5 @@
-"""Generated deep copies and JSON against what a pydantic user would otherwise call.
+"""Generated deep copies, JSON and protobuf against what a pydantic user would otherwise call
+(for protobuf, which no other Python client speaks: the JSON routes it replaces).
 
 Objects: the largest object of the example API (a fully populated v1 Frobber) and a
 FrobberList of 500 of them. Times are the best of several repeats, per operation.
@@ -99,6 +100,9 @@ def _row(name: str, ours: float, theirs: dict[str, float]) -> list[str]:
 def run() -> list[str]:
     """Run the runtime benchmarks; return report lines."""
     from generated.example.v1 import models as v1
+    from generated.example.v1 import protobuf as _  # noqa: F401 - registers the converters
+    from kgen.runtime import protobuf
+    from kgen.runtime.semantic import semantic_equal
 
     one = largest_frobber()
     many = v1.FrobberList(items=[largest_frobber(i) for i in range(500)])
@@ -126,4 +130,19 @@ def run() -> list[str]:
             {"model_dump_json(by_alias)": _best(lambda: obj.model_dump_json(by_alias=True), number)},
         )
         lines.append(f"{'':<42} ({len(data):,} bytes of JSON)")
+        body = protobuf.encode(obj)
+        assert semantic_equal(protobuf.decode(body), obj)
+        lines += _row(
+            f"protobuf encode (envelope), {label}",
+            _best(lambda: protobuf.encode(obj), number),
+            {"kgen to_json": _best(obj.to_json, number),
+             "model_dump_json(by_alias)": _best(lambda: obj.model_dump_json(by_alias=True), number)},
+        )  # fmt: skip
+        lines += _row(
+            f"protobuf decode (envelope), {label}",
+            _best(lambda: protobuf.decode(body), number),
+            {"kgen from_json": _best(lambda: cls.from_json(data), number),
+             "model_validate_json": _best(lambda: cls.model_validate_json(data), number)},
+        )  # fmt: skip
+        lines.append(f"{'':<42} ({len(body):,} bytes of protobuf)")
     return lines
