@@ -19,15 +19,7 @@ import tree_sitter
 import tree_sitter_go
 
 from kgen.diagnostics import Diagnostics, Position
-from kgen.generators.protobuf import (
-    META_V1,
-    ShapeError,
-    _TOMBSTONE,
-    field_name,
-    has_protobuf,
-    messages_of,
-    shape,
-)
+from kgen.generators.protobuf import ShapeError, field_name, has_protobuf, is_type_meta, messages_of, shape, tombstones
 from kgen.ir.model import Member, TypeDef, TypeRef, Universe
 
 
@@ -59,17 +51,14 @@ def missing(universe: Universe, diagnostics: Diagnostics) -> list[Addition]:
 def _needs_tag(member: Member) -> bool:
     if member.protobuf is not None or member.tags.get("protobuf") == "-":
         return False
-    if member.embedded and member.type.kind == "named" and (member.type.package, member.type.name) == (META_V1, "TypeMeta"):
+    if is_type_meta(member):
         return False
     return member.json_name is not None or member.promoted
 
 
 def _struct(universe: Universe, typedef: TypeDef, diagnostics: Diagnostics) -> list[Addition]:
     taken = {m.protobuf.number for m in typedef.members if m.protobuf is not None}
-    for marker in list(typedef.markers) + [m for member in typedef.members for m in member.markers]:
-        match = _TOMBSTONE.match(str(marker.value)) if marker.name == "k8s:deprecated" else None
-        if match and match.group(2):
-            taken.add(int(match.group(2)))
+    taken |= {number for number, _ in tombstones(typedef)[0].values() if number is not None}
     highest = max(taken, default=0)
     additions = []
     declared: dict[str, list[str]] = {}

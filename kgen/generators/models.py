@@ -173,21 +173,28 @@ def _enum(context: ModuleContext, typedef: TypeDef, base: TypeRef) -> EnumView:
     )
 
 
+def field_default(context: ModuleContext, package: Package, typedef: TypeDef, field) -> tuple[str, bool]:
+    """Python source of a field's default, and whether it is a default_factory: the zero
+    value, or the group/version and kind for the `apiVersion`/`kind` of a kind."""
+    # Built-in meta types (Status) are registered into every group; their senders set apiVersion.
+    is_gvk = (typedef.is_kind or typedef.is_list) and not package.internal and not package.builtin and package.version
+    if is_gvk and field.go_path[:1] == ("TypeMeta",) and field.json_name in ("apiVersion", "kind"):
+        api_version = f"{package.group}/{package.version}" if package.group else package.version
+        return py_string(api_version if field.json_name == "apiVersion" else typedef.name), False
+    return zero_value(context, field.type)
+
+
 def _class(context: ModuleContext, package: Package, typedef: TypeDef) -> ClassView:
     fields: list[FieldView] = []
     gvk = None
-    # Built-in meta types (Status) are registered into every group; their senders set apiVersion.
     if (typedef.is_kind or typedef.is_list) and not package.internal and not package.builtin and package.version:
         gvk = (package.group, package.version, typedef.name)
-    api_version = f"{package.group}/{package.version}" if package.group else package.version
     for field in typedef.fields:
         annotation = context.annotation(field.type)
         is_nullable = nullable(context.universe, field.type)
         if is_nullable and annotation != "_Any":
             annotation += " | None"
-        default, factory = zero_value(context, field.type)
-        if gvk and field.go_path[:1] == ("TypeMeta",) and field.json_name in ("apiVersion", "kind"):
-            default = py_string(api_version if field.json_name == "apiVersion" else typedef.name)
+        default, factory = field_default(context, package, typedef, field)
         if field.json_string:
             validator = context.runtime("unquote_string_option")
             annotation = f"_Annotated[{annotation}, _BeforeValidator({validator})]"

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 
 from kgen.diagnostics import Diagnostics, Position
 from kgen.generators.options import GeneratorOptions
-from kgen.generators.python import package_file, package_sources, per_universe
+from kgen.generators.python import package_file, package_sources, per_universe, underlying
 from kgen.ir.model import Member, Package, TypeDef, TypeRef, Universe
+from kgen.markers.registry import Marker
 from kgen.render import GeneratedFile, header, render_template
 
 NAME = "protobuf"
@@ -103,16 +104,7 @@ def is_wrapper(universe: Universe, typedef: TypeDef) -> bool:
     """A named slice or map type: a message `{ repeated/map items = 1; }` where one is needed."""
     if typedef.kind != "named" or typedef.underlying is None:
         return False
-    return _followed(universe, typedef.underlying).kind in ("slice", "map")
-
-
-def _followed(universe: Universe, ref: TypeRef) -> TypeRef:
-    while ref.kind == "named":
-        typedef = universe.resolve(ref)
-        if typedef.kind != "named" or typedef.underlying is None:
-            break
-        ref = typedef.underlying
-    return ref
+    return underlying(universe, typedef.underlying).kind in ("slice", "map")
 
 
 # -- the plan: every message of every package ---------------------------------------------
@@ -264,27 +256,18 @@ class _Planner:
         )
 
     def tombstones(self, typedef: TypeDef) -> dict[str, tuple[int | None, str]]:
-        """`+k8s:deprecated=<json>,protobuf=<N>` on the type or any member: json -> (N, where)."""
-        found: dict[str, tuple[int | None, str]] = {}
-        markers = list(typedef.markers) + [m for member in typedef.members for m in member.markers]
-        for marker in markers:
-            if marker.name != "k8s:deprecated":
-                continue
-            match = _TOMBSTONE.match(str(marker.value))
-            if match is None:
-                self.problem(marker.position or typedef.position,
-                             f"+k8s:deprecated={marker.value} is not `<json name>,protobuf=<number>`")  # fmt: skip
-                continue
-            number = int(match.group(2)) if match.group(2) else None
-            found[match.group(1)] = (number, marker.position or typedef.position)
+        found, malformed = tombstones(typedef)
+        for marker in malformed:
+            self.problem(marker.position or typedef.position,
+                         f"+k8s:deprecated={marker.value} is not `<json name>,protobuf=<number>`")  # fmt: skip
         return found
 
     def member_field(self, proto: ProtoFile, typedef: TypeDef, member: Member) -> ProtoField | None:
         where = member.position or typedef.position
         if member.tags.get("protobuf") == "-":
             return None
-        if member.embedded and member.type.kind == "named" and (member.type.package, member.type.name) == (META_V1, "TypeMeta"):
-            return None  # go-to-protobuf leaves TypeMeta out: the envelope carries it
+        if is_type_meta(member):
+            return None
         if member.protobuf is None:
             if member.json_name is None and not member.promoted:
                 return None  # `json:"-"` without a protobuf tag: not serialized
@@ -358,6 +341,29 @@ class _Planner:
         if wire.kind == "map":
             return f"map<{self.type_name(proto, wire.key)}, {self.type_name(proto, wire.elem)}>"
         return message_name(wire.typedef, proto.package.import_path)
+
+
+def tombstones(typedef: TypeDef) -> tuple[dict[str, tuple[int | None, str]], list[Marker]]:
+    """`+k8s:deprecated=<json>,protobuf=<N>` on the type or any member: json -> (N, where),
+    and the markers that do not parse."""
+    found: dict[str, tuple[int | None, str]] = {}
+    malformed: list[Marker] = []
+    for marker in list(typedef.markers) + [m for member in typedef.members for m in member.markers]:
+        if marker.name != "k8s:deprecated":
+            continue
+        match = _TOMBSTONE.match(str(marker.value))
+        if match is None:
+            malformed.append(marker)
+            continue
+        number = int(match.group(2)) if match.group(2) else None
+        found[match.group(1)] = (number, marker.position or typedef.position)
+    return found, malformed
+
+
+def is_type_meta(member: Member) -> bool:
+    """An embedded metav1.TypeMeta: go-to-protobuf leaves it out (the envelope carries it)."""
+    ref = member.type
+    return member.embedded and ref.kind == "named" and (ref.package, ref.name) == (META_V1, "TypeMeta")
 
 
 def field_name(member: Member) -> str:

@@ -19,9 +19,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from kgen.generators.models import docstring
+from kgen.generators.models import docstring, field_default
 from kgen.generators.protobuf import Message, Plan, ProtoFile, render_proto, shape
-from kgen.generators.python import ModuleContext, package_file, package_sources, py_string, zero_value
+from kgen.generators.python import ModuleContext, package_file, package_sources, py_string
 from kgen.ir.model import Field, Member, Package, TypeDef, Universe
 from kgen.render import GeneratedFile, header, render_python
 from kgen.runtime.protobuf import WELL_KNOWN
@@ -71,7 +71,7 @@ def _point_imports(text: str, context: ModuleContext, packages: list[Package]) -
     for target in packages:
         if target.import_path == context.package.import_path:
             continue
-        source = context._from(target)
+        source = context.import_source(target)
         pattern = re.compile(rf"^from {re.escape(_protoc_module(target.import_path))} import {PB2}\b", re.M)
         text = pattern.sub(lambda _: f"from {source} import {PB2}", text)
     return text
@@ -159,12 +159,8 @@ class _Writer:
         )
 
     def default(self, typedef: TypeDef, f: Field) -> str:
-        package = self.context.package
-        if (typedef.is_kind or typedef.is_list) and f.go_path == ("TypeMeta", "Kind"):
-            return py_string(typedef.name)
-        if (typedef.is_kind or typedef.is_list) and f.go_path == ("TypeMeta", "APIVersion"):
-            return py_string(f"{package.group}/{package.version}" if package.group else package.version)
-        source, factory = zero_value(self.context, f.type)
+        """The model's default for a field protobuf does not carry (TypeMeta's)."""
+        source, factory = field_default(self.context, self.context.package, typedef, f)
         return f"{source}()" if factory else source
 
     def pb2(self) -> str:

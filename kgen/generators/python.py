@@ -81,14 +81,14 @@ class ModuleContext:
         """Refer to `module` ("models", "deepcopy") of another package; returns its alias."""
         if target.import_path == self.package.import_path:
             raise ValueError("a module does not import its own package")
-        source = self._from(target)
+        source = self.import_source(target)
         alias = _alias(target, module)
         self.imports[(source, module)] = alias
         return alias
 
     def package_name(self, target: Package, module: str, name: str) -> str:
         """Import one name from `module` of another package; returns its alias."""
-        source = self._from(target)
+        source = self.import_source(target)
         source = f"{source}{module}" if source.endswith(".") else f"{source}.{module}"
         alias = _alias(target, name)
         self.imports[(source, name)] = alias
@@ -107,7 +107,9 @@ class ModuleContext:
         self.imports[(module, name)] = alias
         return alias
 
-    def _from(self, target: Package) -> str:
+    def import_source(self, target: Package) -> str:
+        """What this module imports `target`'s modules from: relative between generated
+        packages, absolute otherwise."""
         if not target.generate or not self.package.generate:
             return target.python_package
         here = module_parts(self.package)

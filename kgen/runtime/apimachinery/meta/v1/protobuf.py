@@ -357,8 +357,8 @@ def from_proto_Status(msg: _generated_pb2.Status) -> Status:
         from_proto_StatusDetails(msg.details) if msg.HasField("details") else None
     )
     values["code"] = msg.code
-    values["kind"] = "Status"
-    values["api_version"] = "meta.k8s.io/v1"
+    values["kind"] = ""
+    values["api_version"] = ""
     return _construct(
         Status, values, {"code", "details", "message", "metadata", "reason", "status"}
     )
