@@ -3,7 +3,7 @@
 One `deep_copy_<Type>(src)` per struct: immutable values (str, int, bool, bytes, enums,
 Quantity, IntOrString, Time, Duration) are shared, containers are rebuilt, nested
 structs are copied by their own functions, and the result is constructed without
-validation through the runtime interface. Importing the module installs each function
+validation through the runtime interface (its `construct` snippet, inlined). Importing the module installs each function
 as the class's `deep_copy()`.
 """
 
@@ -16,7 +16,7 @@ from kgen.generators.options import GeneratorOptions
 from kgen.generators.python import ModuleContext, nullable, package_file, package_sources, py_string, underlying
 from kgen.ir.model import Package, TypeDef, TypeRef, Universe
 from kgen.render import GeneratedFile, render_python
-from kgen.runtime.model import SNIPPETS
+from kgen.runtime.model import INLINE_NAMES, SNIPPETS
 
 NAME = "deepcopy"
 
@@ -27,6 +27,8 @@ class CopyView:
     doc: str
     statements: list[str]
     """Statements that replace the mutable values in `values` (a copy of the source's)."""
+    construct: list[str]
+    """Statements that build `copied` from `values` (inlined: a call per object shows)."""
 
 
 def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:
@@ -41,7 +43,7 @@ def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFil
 
 def _file(universe: Universe, package: Package, structs: list[TypeDef]) -> GeneratedFile:
     context = ModuleContext(universe, package, NAME)
-    for name in ("construct", "register_deep_copy"):
+    for name in (*INLINE_NAMES, "register_deep_copy"):
         context.runtime(name)
     copies = [_copy_view(context, t) for t in structs]
     sources = package_sources(package)
@@ -55,7 +57,6 @@ def _file(universe: Universe, package: Package, structs: list[TypeDef]) -> Gener
         imports=context.import_lines(),
         copies=copies,
         copy_values=SNIPPETS["copy_values"].format(obj="src"),
-        copy_fields_set=SNIPPETS["copy_fields_set"].format(obj="src"),
         docstring=docstring,
     )
 
@@ -76,6 +77,14 @@ def _copy_view(context: ModuleContext, typedef: TypeDef) -> CopyView:
         name=typedef.python_name,
         doc=f"A deep copy of a {typedef.name}: shares no mutable value with `src`.",
         statements=statements,
+        construct=SNIPPETS["construct"]
+        .format(
+            obj="copied",
+            cls=typedef.python_name,
+            values="values",
+            fields_set=SNIPPETS["copy_fields_set"].format(obj="src"),
+        )
+        .splitlines(),
     )
 
 

@@ -35,6 +35,11 @@ __all__ = [
     "Uint64",
     "GoBytes",
     "construct",
+    "new_instance",
+    "set_values",
+    "set_fields_set",
+    "set_extra",
+    "set_private",
     "values",
     "fields_set",
     "register_deep_copy",
@@ -194,36 +199,47 @@ class IntEnum(int):
 # -- the backend interface for generated code other than the models ----------------
 
 #: Source snippets that generators inline in hot code (deep copies) instead of calling
-#: `values`/`fields_set`; a second backend supplies its own. `{obj}` is the object.
+#: `values`, `fields_set` and `construct`; a second backend supplies its own. `{obj}` is
+#: the object, `{cls}` its class, `{values}` and `{fields_set}` what `construct` takes.
+#: `construct` is several statements; the names it uses are `INLINE_NAMES`, which the
+#: generated module imports from here under a leading underscore.
 SNIPPETS = {
     "copy_values": "{obj}.__dict__.copy()",
     "copy_fields_set": "{obj}.__pydantic_fields_set__.copy()",
+    "construct": (
+        "{obj} = _new_instance({cls})\n"
+        "_set_values({obj}, {values})\n"
+        "_set_fields_set({obj}, {fields_set})\n"
+        "_set_extra({obj}, None)\n"
+        "_set_private({obj}, None)"
+    ),
 }
+INLINE_NAMES = ("new_instance", "set_values", "set_fields_set", "set_extra", "set_private")
 
-_new = object.__new__
-_set = object.__setattr__
+new_instance = object.__new__
 
-
-# pydantic keeps these three in slots of BaseModel; setting them through the slot
-# descriptors skips the attribute lookup object.__setattr__ would do for each.
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+# pydantic keeps the field values and these three in slots of BaseModel; setting them
+# through the slot descriptors skips both pydantic's __setattr__ and the attribute lookup
+# object.__setattr__ would do for each.
+set_values = BaseModel.__dict__["__dict__"].__set__
+set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def construct(
     cls: type[Model],
     field_values: dict[str, Any],
     present: set[str],
-    _new=_new,
-    _set=_set,
-    _set_fields_set=_set_fields_set,
-    _set_extra=_set_extra,
-    _set_private=_set_private,
+    _new=new_instance,
+    _set_values=set_values,
+    _set_fields_set=set_fields_set,
+    _set_extra=set_extra,
+    _set_private=set_private,
 ) -> Any:
     """Build an instance from already-valid values without validation."""
-    obj = _new(cls)  # the helpers are bound as defaults: this runs once per copied object
-    _set(obj, "__dict__", field_values)
+    obj = _new(cls)  # the helpers are bound as defaults: this runs once per decoded object
+    _set_values(obj, field_values)
     _set_fields_set(obj, present)
     _set_extra(obj, None)
     _set_private(obj, None)

@@ -18,8 +18,12 @@ from kgen.runtime.apimachinery.meta.v1.deepcopy import (
 from kgen.runtime.apimachinery.meta.v1.deepcopy import (
     deep_copy_ObjectMeta as _meta_v1_deep_copy_ObjectMeta,
 )
-from kgen.runtime.model import construct as _construct
+from kgen.runtime.model import new_instance as _new_instance
 from kgen.runtime.model import register_deep_copy as _register_deep_copy
+from kgen.runtime.model import set_extra as _set_extra
+from kgen.runtime.model import set_fields_set as _set_fields_set
+from kgen.runtime.model import set_private as _set_private
+from kgen.runtime.model import set_values as _set_values
 from .models import (
     FrobberClass,
     FrobberClassList,
@@ -42,7 +46,12 @@ def deep_copy_FrobberClass(src: FrobberClass) -> FrobberClass:
     values["metadata"] = _meta_v1_deep_copy_ObjectMeta(values["metadata"])
     if (value := values["parameters"]) is not None:
         values["parameters"] = value.copy()
-    return _construct(FrobberClass, values, src.__pydantic_fields_set__.copy())
+    copied = _new_instance(FrobberClass)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 def deep_copy_FrobberClassList(src: FrobberClassList) -> FrobberClassList:
@@ -51,7 +60,12 @@ def deep_copy_FrobberClassList(src: FrobberClassList) -> FrobberClassList:
     values["metadata"] = _meta_v1_deep_copy_ListMeta(values["metadata"])
     if (value := values["items"]) is not None:
         values["items"] = list(map(deep_copy_FrobberClass, value))
-    return _construct(FrobberClassList, values, src.__pydantic_fields_set__.copy())
+    copied = _new_instance(FrobberClassList)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 def deep_copy_FrobberSource(src: FrobberSource) -> FrobberSource:
@@ -61,7 +75,12 @@ def deep_copy_FrobberSource(src: FrobberSource) -> FrobberSource:
         values["git"] = deep_copy_GitSource(value)
     if (value := values["inline"]) is not None:
         values["inline"] = deep_copy_InlineSource(value)
-    return _construct(FrobberSource, values, src.__pydantic_fields_set__.copy())
+    copied = _new_instance(FrobberSource)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 def deep_copy_FrobberSpec(src: FrobberSpec) -> FrobberSpec:
@@ -85,7 +104,12 @@ def deep_copy_FrobberSpec(src: FrobberSpec) -> FrobberSpec:
         values["config"] = value.deep_copy()
     if (value := values["schedule"]) is not None:
         values["schedule"] = deep_copy_FrobberSchedule(value)
-    return _construct(FrobberSpec, values, src.__pydantic_fields_set__.copy())
+    copied = _new_instance(FrobberSpec)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 def deep_copy_FrobberStatus(src: FrobberStatus) -> FrobberStatus:
@@ -93,7 +117,12 @@ def deep_copy_FrobberStatus(src: FrobberStatus) -> FrobberStatus:
     values = src.__dict__.copy()
     if (value := values["conditions"]) is not None:
         values["conditions"] = list(map(_meta_v1_deep_copy_Condition, value))
-    return _construct(FrobberStatus, values, src.__pydantic_fields_set__.copy())
+    copied = _new_instance(FrobberStatus)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 def deep_copy_Frobber(src: Frobber) -> Frobber:
@@ -102,7 +131,12 @@ def deep_copy_Frobber(src: Frobber) -> Frobber:
     values["metadata"] = _meta_v1_deep_copy_ObjectMeta(values["metadata"])
     values["spec"] = deep_copy_FrobberSpec(values["spec"])
     values["status"] = deep_copy_FrobberStatus(values["status"])
-    return _construct(Frobber, values, src.__pydantic_fields_set__.copy())
+    copied = _new_instance(Frobber)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 def deep_copy_FrobberSchedule(src: FrobberSchedule) -> FrobberSchedule:
@@ -114,31 +148,56 @@ def deep_copy_FrobberSchedule(src: FrobberSchedule) -> FrobberSchedule:
         values["days"] = value.copy()
     if (value := values["widget_labels"]) is not None:
         values["widget_labels"] = value.copy()
-    return _construct(FrobberSchedule, values, src.__pydantic_fields_set__.copy())
+    copied = _new_instance(FrobberSchedule)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 def deep_copy_FrobberCommon(src: FrobberCommon) -> FrobberCommon:
     """A deep copy of a FrobberCommon: shares no mutable value with `src`."""
     values = src.__dict__.copy()
-    return _construct(FrobberCommon, values, src.__pydantic_fields_set__.copy())
+    copied = _new_instance(FrobberCommon)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 def deep_copy_FrobberPort(src: FrobberPort) -> FrobberPort:
     """A deep copy of a FrobberPort: shares no mutable value with `src`."""
     values = src.__dict__.copy()
-    return _construct(FrobberPort, values, src.__pydantic_fields_set__.copy())
+    copied = _new_instance(FrobberPort)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 def deep_copy_GitSource(src: GitSource) -> GitSource:
     """A deep copy of a GitSource: shares no mutable value with `src`."""
     values = src.__dict__.copy()
-    return _construct(GitSource, values, src.__pydantic_fields_set__.copy())
+    copied = _new_instance(GitSource)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 def deep_copy_InlineSource(src: InlineSource) -> InlineSource:
     """A deep copy of a InlineSource: shares no mutable value with `src`."""
     values = src.__dict__.copy()
-    return _construct(InlineSource, values, src.__pydantic_fields_set__.copy())
+    copied = _new_instance(InlineSource)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 def deep_copy_FrobberList(src: FrobberList) -> FrobberList:
@@ -147,7 +206,12 @@ def deep_copy_FrobberList(src: FrobberList) -> FrobberList:
     values["metadata"] = _meta_v1_deep_copy_ListMeta(values["metadata"])
     if (value := values["items"]) is not None:
         values["items"] = list(map(deep_copy_Frobber, value))
-    return _construct(FrobberList, values, src.__pydantic_fields_set__.copy())
+    copied = _new_instance(FrobberList)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 _register_deep_copy(FrobberClass, deep_copy_FrobberClass)

@@ -4,8 +4,12 @@
 
 from __future__ import annotations
 
-from kgen.runtime.model import construct as _construct
+from kgen.runtime.model import new_instance as _new_instance
 from kgen.runtime.model import register_deep_copy as _register_deep_copy
+from kgen.runtime.model import set_extra as _set_extra
+from kgen.runtime.model import set_fields_set as _set_fields_set
+from kgen.runtime.model import set_private as _set_private
+from kgen.runtime.model import set_values as _set_values
 from .models import (
     Unknown,
     TypeMeta,
@@ -15,13 +19,23 @@ from .models import (
 def deep_copy_Unknown(src: Unknown) -> Unknown:
     """A deep copy of a Unknown: shares no mutable value with `src`."""
     values = src.__dict__.copy()
-    return _construct(Unknown, values, src.__pydantic_fields_set__.copy())
+    copied = _new_instance(Unknown)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 def deep_copy_TypeMeta(src: TypeMeta) -> TypeMeta:
     """A deep copy of a TypeMeta: shares no mutable value with `src`."""
     values = src.__dict__.copy()
-    return _construct(TypeMeta, values, src.__pydantic_fields_set__.copy())
+    copied = _new_instance(TypeMeta)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 _register_deep_copy(Unknown, deep_copy_Unknown)

@@ -6,8 +6,12 @@
 
 from __future__ import annotations
 
-from kgen.runtime.model import construct as _construct
+from kgen.runtime.model import new_instance as _new_instance
 from kgen.runtime.model import register_deep_copy as _register_deep_copy
+from kgen.runtime.model import set_extra as _set_extra
+from kgen.runtime.model import set_fields_set as _set_fields_set
+from kgen.runtime.model import set_private as _set_private
+from kgen.runtime.model import set_values as _set_values
 from .models import (
     TypeMeta,
     ListMeta,
@@ -26,13 +30,23 @@ from .models import (
 def deep_copy_TypeMeta(src: TypeMeta) -> TypeMeta:
     """A deep copy of a TypeMeta: shares no mutable value with `src`."""
     values = src.__dict__.copy()
-    return _construct(TypeMeta, values, src.__pydantic_fields_set__.copy())
+    copied = _new_instance(TypeMeta)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 def deep_copy_ListMeta(src: ListMeta) -> ListMeta:
     """A deep copy of a ListMeta: shares no mutable value with `src`."""
     values = src.__dict__.copy()
-    return _construct(ListMeta, values, src.__pydantic_fields_set__.copy())
+    copied = _new_instance(ListMeta)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 def deep_copy_ObjectMeta(src: ObjectMeta) -> ObjectMeta:
@@ -48,13 +62,23 @@ def deep_copy_ObjectMeta(src: ObjectMeta) -> ObjectMeta:
         values["finalizers"] = value.copy()
     if (value := values["managed_fields"]) is not None:
         values["managed_fields"] = list(map(deep_copy_ManagedFieldsEntry, value))
-    return _construct(ObjectMeta, values, src.__pydantic_fields_set__.copy())
+    copied = _new_instance(ObjectMeta)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 def deep_copy_OwnerReference(src: OwnerReference) -> OwnerReference:
     """A deep copy of a OwnerReference: shares no mutable value with `src`."""
     values = src.__dict__.copy()
-    return _construct(OwnerReference, values, src.__pydantic_fields_set__.copy())
+    copied = _new_instance(OwnerReference)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 def deep_copy_ManagedFieldsEntry(src: ManagedFieldsEntry) -> ManagedFieldsEntry:
@@ -62,7 +86,12 @@ def deep_copy_ManagedFieldsEntry(src: ManagedFieldsEntry) -> ManagedFieldsEntry:
     values = src.__dict__.copy()
     if (value := values["fields_v1"]) is not None:
         values["fields_v1"] = value.deep_copy()
-    return _construct(ManagedFieldsEntry, values, src.__pydantic_fields_set__.copy())
+    copied = _new_instance(ManagedFieldsEntry)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 def deep_copy_LabelSelector(src: LabelSelector) -> LabelSelector:
@@ -74,7 +103,12 @@ def deep_copy_LabelSelector(src: LabelSelector) -> LabelSelector:
         values["match_expressions"] = list(
             map(deep_copy_LabelSelectorRequirement, value)
         )
-    return _construct(LabelSelector, values, src.__pydantic_fields_set__.copy())
+    copied = _new_instance(LabelSelector)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 def deep_copy_LabelSelectorRequirement(
@@ -84,15 +118,23 @@ def deep_copy_LabelSelectorRequirement(
     values = src.__dict__.copy()
     if (value := values["values"]) is not None:
         values["values"] = value.copy()
-    return _construct(
-        LabelSelectorRequirement, values, src.__pydantic_fields_set__.copy()
-    )
+    copied = _new_instance(LabelSelectorRequirement)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 def deep_copy_Condition(src: Condition) -> Condition:
     """A deep copy of a Condition: shares no mutable value with `src`."""
     values = src.__dict__.copy()
-    return _construct(Condition, values, src.__pydantic_fields_set__.copy())
+    copied = _new_instance(Condition)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 def deep_copy_Status(src: Status) -> Status:
@@ -101,7 +143,12 @@ def deep_copy_Status(src: Status) -> Status:
     values["metadata"] = deep_copy_ListMeta(values["metadata"])
     if (value := values["details"]) is not None:
         values["details"] = deep_copy_StatusDetails(value)
-    return _construct(Status, values, src.__pydantic_fields_set__.copy())
+    copied = _new_instance(Status)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 def deep_copy_StatusDetails(src: StatusDetails) -> StatusDetails:
@@ -109,13 +156,23 @@ def deep_copy_StatusDetails(src: StatusDetails) -> StatusDetails:
     values = src.__dict__.copy()
     if (value := values["causes"]) is not None:
         values["causes"] = list(map(deep_copy_StatusCause, value))
-    return _construct(StatusDetails, values, src.__pydantic_fields_set__.copy())
+    copied = _new_instance(StatusDetails)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 def deep_copy_StatusCause(src: StatusCause) -> StatusCause:
     """A deep copy of a StatusCause: shares no mutable value with `src`."""
     values = src.__dict__.copy()
-    return _construct(StatusCause, values, src.__pydantic_fields_set__.copy())
+    copied = _new_instance(StatusCause)
+    _set_values(copied, values)
+    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
 
 
 _register_deep_copy(TypeMeta, deep_copy_TypeMeta)
