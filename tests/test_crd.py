@@ -11,7 +11,7 @@ from openapi_spec_validator import validate
 
 from conftest import REPO
 from kgen.diagnostics import InputError
-from kgen.generators.crd import pluralize, structural_problems
+from kgen.generators.crd import DUMPERS, literal_style, pluralize, structural_problems, to_yaml
 
 DOC = "// +groupName=widgets.example.com\npackage {version}\n"
 
@@ -169,6 +169,49 @@ def test_the_example_crds_are_structural_and_valid():
         assert structural_problems(schema) == []
         validate({"openapi": "3.0.0", "info": {"title": "t", "version": "v"}, "paths": {},
                   "components": {"schemas": {"Frobber": schema}}})  # fmt: skip
+
+
+TRICKY = {
+    "description": "Folded when longer than eighty columns: " + "word " * 30,
+    "multiLine": "First paragraph.\n\nSecond, with: a colon and 'quotes'.\n",
+    "trailingSpace": "line one \nline two",
+    "unicode": "Ünïcödé — with a dash and 日本語",
+    "looksLike": ["true", "no", "1.5", "0x1F", "~", "null", "", " lead", "trail ", "- item", "a: b", "#hash"],
+    "numbers": [0, -1, 2**63 - 1, 1.5, 1e-07, 100.0],
+    "flags": [True, False, None],
+    "rule": "self.all(x, x.matches('^[a-z]+$')) && !has(self.spec) || self.name != \"a\\\"b\"",
+    "x-kubernetes-list-map-keys": ["name", "protocol"],
+    "nested": {"empty": {}, "emptyList": [], "k:{\"name\":\"p0\"}": {"f:port": {}}},
+}
+
+
+class _PyYAMLDumper(yaml.SafeDumper):
+    """PyYAML's own representation, which kgen's node builder must match."""
+
+    def ignore_aliases(self, data):
+        return True
+
+
+_PyYAMLDumper.add_representer(
+    str, lambda d, value: d.represent_scalar("tag:yaml.org,2002:str", value, style=literal_style(value))
+)
+
+
+@pytest.mark.parametrize("name", ["tricky", "example.kgen.dev_frobberclasses.yaml", "example.kgen.dev_frobbers.yaml"])
+def test_manifests_are_written_as_pyyaml_writes_them_with_either_emitter(name):
+    """kgen builds YAML nodes itself and uses libyaml's emitter when PyYAML has it: the
+    bytes must be PyYAML's, and a machine without libyaml must not see drift."""
+    if name == "tricky":
+        document = TRICKY
+    else:
+        document = yaml.safe_load((REPO / "generated/crds" / name).read_text().split("---\n", 1)[1])
+    expected = yaml.dump(
+        document, Dumper=_PyYAMLDumper, default_flow_style=False, sort_keys=True, allow_unicode=True, width=80
+    )
+    for emitter in DUMPERS:
+        assert to_yaml(document, emitter=emitter) == expected, emitter
+    assert yaml.safe_load(expected) == document
+    assert "libyaml" in DUMPERS or not yaml.__with_libyaml__
 
 
 def test_structural_problems_name_the_path():

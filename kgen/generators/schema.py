@@ -15,8 +15,8 @@ and the generated validators give the same verdicts wherever a schema can say it
 
 from __future__ import annotations
 
-import copy
 import json
+import marshal
 import re
 from typing import Any, Literal
 
@@ -126,6 +126,11 @@ def enum_lines(typedef: TypeDef) -> list[str]:
     return ["", "Possible enum values:", *sorted(lines)]
 
 
+def _copy(schema: dict[str, Any]) -> dict[str, Any]:
+    """A deep copy of JSON data, in C."""
+    return marshal.loads(marshal.dumps(schema))
+
+
 def is_enum(typedef: TypeDef) -> bool:
     return typedef.is_enum and (typedef.has_marker("enum") or typedef.has_marker("k8s:enum"))
 
@@ -140,6 +145,9 @@ class SchemaBuilder:
         self._stack: list[str] = []
         self.cycles: list[tuple[TypeDef, list[str]]] = []
         """Types that contain themselves (a CRD schema cannot say them): the type and the way round."""
+        self._inline: dict[str, bytes] = {}
+        """CRD schemas of structs already written out, kept as marshal bytes: a struct used by
+        many kinds is expanded once and each use gets its own copy to add to."""
 
     # -- definitions (v2/v3) ---------------------------------------------------------------
 
@@ -158,7 +166,7 @@ class SchemaBuilder:
         """The schema of a struct or well-known type, with its description."""
         known = _WELL_KNOWN.get((typedef.package, typedef.name))
         if known is not None:
-            schema = copy.deepcopy(known[self.dialect])  # each use its own: callers add to it
+            schema = _copy(known[self.dialect])  # each use its own: callers add to it
         elif typedef.kind == "python":
             schema = {"string": {"type": "string"}, "object": {"type": "object"}}.get(typedef.json_type or "", {})
         else:
@@ -317,11 +325,18 @@ class SchemaBuilder:
             return {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
         if typedef.package == META_V1 and typedef.name == "ObjectMeta":
             return {"type": "object"}
+        if key in self._inline:
+            return marshal.loads(self._inline[key])
+        cycles = len(self.cycles)
         self._stack.append(key)
         try:
             schema = self.type_schema(typedef)
         finally:
             self._stack.pop()
+        if len(self.cycles) == cycles:
+            # No type on the way in came round again, so the expansion does not depend on
+            # where the struct is used (a struct on a cycle always meets itself).
+            self._inline[key] = marshal.dumps(schema)
         return schema
 
     # -- constraints -----------------------------------------------------------------------

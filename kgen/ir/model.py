@@ -123,7 +123,9 @@ class Constraints(_Frozen):
     """Where the first validation marker of this value was written."""
 
     def is_empty(self) -> bool:
-        return not self.model_dump(exclude_defaults=True, exclude={"position"})
+        """No constraint at all (where it was written does not count)."""
+        values = self.__dict__
+        return all(values[name] == default for name, default in _CONSTRAINT_DEFAULTS)
 
 
 class Gated(_Frozen):
@@ -136,6 +138,11 @@ class Gated(_Frozen):
 
 
 Constraints.model_rebuild()
+_CONSTRAINT_DEFAULTS = tuple(
+    (name, info.get_default(call_default_factory=True))
+    for name, info in Constraints.model_fields.items()
+    if name != "position"
+)
 
 
 class UnionMember(_Frozen):
