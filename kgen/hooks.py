@@ -11,9 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import libcst
-from libcst.metadata import MetadataWrapper, PositionProvider
-
 from kgen.diagnostics import Diagnostics, Position
 from kgen.ir.model import Hook
 
@@ -39,6 +36,9 @@ def read_hook_modules(directory: Path, shown_directory: str, diagnostics: Diagno
         if not path.is_file():
             continue
         shown = f"{shown_directory}/{module}.py" if shown_directory else f"{module}.py"
+        import libcst  # most API packages have no hooks: the import is paid only for those that do
+        from libcst.metadata import MetadataWrapper, PositionProvider
+
         try:
             tree = libcst.parse_module(path.read_text(encoding="utf-8"))
         except libcst.ParserSyntaxError as err:

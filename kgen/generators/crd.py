@@ -162,67 +162,79 @@ def literal_style(value: str) -> str | None:
     return None
 
 
-class _JSONRepresenter:
-    """Represents JSON data (what manifests hold) straight into nodes, with exactly the
-    nodes PyYAML's SafeRepresenter makes for it (keys sorted, block style, no aliases)
-    but without its per-value bookkeeping, which dominated writing large CRDs."""
+_STR = "tag:yaml.org,2002:str"
+_RESOLVER = yaml.resolver.Resolver()
+_FLOATS = yaml.representer.SafeRepresenter()
 
-    def represent_data(self, data: Any) -> yaml.Node:
+
+def _scalar(tag: str, value: str, style: str | None = None) -> yaml.ScalarEvent:
+    """The event PyYAML's serializer makes for a scalar node (implicit when the plain text
+    reads back as the same tag)."""
+    plain = _RESOLVER.resolve(yaml.ScalarNode, value, (True, False))
+    return yaml.ScalarEvent(None, tag, (plain == tag, tag == _STR), value, style=style)
+
+
+# Emitters read events and never change them, so one event may stand for every equal value.
+_MAPPING = (yaml.MappingStartEvent(None, "tag:yaml.org,2002:map", True, flow_style=False), yaml.MappingEndEvent())
+_SEQUENCE = (yaml.SequenceStartEvent(None, "tag:yaml.org,2002:seq", True, flow_style=False), yaml.SequenceEndEvent())
+_CONSTANTS = {
+    True: _scalar("tag:yaml.org,2002:bool", "true"),
+    False: _scalar("tag:yaml.org,2002:bool", "false"),
+    None: _scalar("tag:yaml.org,2002:null", "null"),
+}
+
+
+def events(document: Any) -> list[yaml.Event]:
+    """The YAML events of JSON data (what manifests hold), exactly those PyYAML's
+    SafeDumper would emit for it with sorted keys, block style and no aliases, without
+    building its node graph: for CRDs of many large schemas that was most of the time."""
+    out: list[yaml.Event] = [yaml.StreamStartEvent(), yaml.DocumentStartEvent()]
+    append = out.append
+    strings: dict[str, yaml.ScalarEvent] = {}
+
+    def walk(data: Any) -> None:
         kind = type(data)
         if kind is str:
-            return yaml.ScalarNode("tag:yaml.org,2002:str", data, style=literal_style(data))
-        if kind is dict:
-            items = [(self.represent_data(k), self.represent_data(v)) for k, v in sorted(data.items())]
-            return yaml.MappingNode("tag:yaml.org,2002:map", items, flow_style=False)
-        if kind is list:
-            return yaml.SequenceNode("tag:yaml.org,2002:seq", [self.represent_data(v) for v in data], flow_style=False)
-        if kind is bool:
-            return yaml.ScalarNode("tag:yaml.org,2002:bool", "true" if data else "false")
-        if kind is int:
-            return yaml.ScalarNode("tag:yaml.org,2002:int", str(data))
-        if data is None:
-            return yaml.ScalarNode("tag:yaml.org,2002:null", "null")
-        return super().represent_data(data)  # type: ignore[misc]  # floats and the rest, as PyYAML does
+            event = strings.get(data)
+            if event is None:
+                event = strings[data] = _scalar(_STR, data, literal_style(data))
+            append(event)
+        elif kind is dict:
+            append(_MAPPING[0])
+            for key, value in sorted(data.items()):
+                walk(key)
+                walk(value)
+            append(_MAPPING[1])
+        elif kind is list:
+            append(_SEQUENCE[0])
+            for value in data:
+                walk(value)
+            append(_SEQUENCE[1])
+        elif kind is bool or data is None:
+            append(_CONSTANTS[data])
+        elif kind is int:
+            append(_scalar("tag:yaml.org,2002:int", str(data)))
+        elif kind is float:
+            append(_scalar("tag:yaml.org,2002:float", _FLOATS.represent_float(data).value))
+        else:
+            raise TypeError(f"a manifest holds JSON data, not {kind.__name__}: {data!r}")
 
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
-
-    def resolve(self, kind: type, value: Any, implicit: Any) -> str:
-        """The resolver's answer, remembered per scalar: schemas repeat a few words a lot."""
-        if kind is not yaml.ScalarNode:
-            return super().resolve(kind, value, implicit)  # type: ignore[misc]
-        try:
-            resolved = self._resolved
-        except AttributeError:
-            resolved = self._resolved = {}
-        key = (value, implicit)
-        if key not in resolved:
-            resolved[key] = super().resolve(kind, value, implicit)  # type: ignore[misc]
-        return resolved[key]
+    walk(document)
+    out += [yaml.DocumentEndEvent(), yaml.StreamEndEvent()]
+    return out
 
 
-def _dumper(base: type) -> type:
-    """YAML as controller-gen writes it: block style, keys sorted, long strings folded,
-    multi-line strings as literal blocks, and never an anchor or alias."""
-    return type(f"_{base.__name__}", (_JSONRepresenter, base), {})
-
-
-#: libyaml's emitter when PyYAML was built with it (every PyPI wheel is), five times
-#: faster than the pure-Python one; both write the same bytes (tests/test_crd.py).
-DUMPERS = {"python": _dumper(yaml.SafeDumper)}
+#: libyaml's emitter when PyYAML was built with it (every PyPI wheel is), the pure-Python
+#: one otherwise; both write the same bytes (tests/test_crd.py).
+DUMPERS: dict[str, type] = {"python": yaml.SafeDumper}
 if yaml.__with_libyaml__:
-    DUMPERS["libyaml"] = _dumper(yaml.CSafeDumper)
+    DUMPERS["libyaml"] = yaml.CSafeDumper
 
 
 def to_yaml(document: dict[str, Any], emitter: str = "libyaml" if "libyaml" in DUMPERS else "python") -> str:
-    return yaml.dump(
-        document,
-        Dumper=DUMPERS[emitter],
-        default_flow_style=False,
-        sort_keys=True,
-        allow_unicode=True,
-        width=80,
-    )
+    """YAML as controller-gen writes it: block style, keys sorted, long strings folded at
+    80 columns, multi-line strings as literal blocks, and never an anchor or alias."""
+    return yaml.emit(events(document), Dumper=DUMPERS[emitter], width=80, allow_unicode=True)
 
 
 def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:
