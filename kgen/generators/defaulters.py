@@ -19,7 +19,17 @@ from dataclasses import dataclass
 from kgen.diagnostics import Diagnostics, Position
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
-from kgen.generators.python import INT_BITS, ModuleContext, package_file, package_sources, per_universe, py_string, structs_needing, underlying
+from kgen.generators.python import (
+    INT_BITS,
+    ModuleContext,
+    StructPlan,
+    package_file,
+    package_sources,
+    per_universe,
+    py_string,
+    structs_needing,
+    underlying,
+)
 from kgen.hooks import check_arity
 from kgen.ir.model import Field, Hook, Package, TypeDef, TypeRef, Universe
 from kgen.render import GeneratedFile, render_python
@@ -157,30 +167,20 @@ def _python_problem(python_class: str, value) -> str | None:
 # -- generation ---------------------------------------------------------------------
 
 
-class _Plan:
+class _Plan(StructPlan):
     """Which struct types have something to default, across all generated packages."""
 
     def __init__(self, universe: Universe):
-        self.universe = universe
+        super().__init__(universe)
         self.hooks = {p.import_path: hooks_by_type(p) for p in universe.generated_packages}
-        self.memo: dict[tuple[str, str], bool] = {}
 
     def struct_needs(self, typedef: TypeDef, visiting: frozenset = frozenset()) -> bool:
-        key = (typedef.package, typedef.name)
-        if key in self.memo:
-            return self.memo[key]
-        if key in visiting:
-            return False  # a cycle adds nothing by itself; any real work is found on another path
-        package = self.universe.package(typedef.package)
-        hooks = self.hooks.get(typedef.package, {}).get(typedef.python_name)
-        needs = package.generate and (
-            bool(hooks)
-            or any(f.default is not None for f in typedef.fields)
-            or any(self.ref_needs(f.type, visiting | {key}) for f in typedef.fields)
+        return self.universe.package(typedef.package).generate and super().struct_needs(typedef, visiting)
+
+    def own_needs(self, typedef: TypeDef) -> bool:
+        return bool(self.hooks.get(typedef.package, {}).get(typedef.python_name)) or any(
+            f.default is not None for f in typedef.fields
         )
-        if not visiting or needs:
-            self.memo[key] = needs
-        return needs
 
     def ref_needs(self, ref: TypeRef, visiting: frozenset = frozenset()) -> bool:
         base = underlying(self.universe, ref)

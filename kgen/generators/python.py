@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from kgen.ir.model import Package, TypeDef, TypeRef, Universe
+from kgen.ir.model import Field, Package, TypeDef, TypeRef, Universe
 
 BASIC_ANNOTATIONS = {
     "string": "str",
@@ -181,7 +181,38 @@ def per_universe(compute: Callable[[Universe], _T]) -> Callable[[Universe], _T]:
     return cached
 
 
-def structs_needing(package: Package, plan: Any) -> list[TypeDef]:
+class StructPlan:
+    """Which struct types a generator has work for: work of their own (`own_needs`), or work
+    in a value they hold (`field_needs`, which follows pointers, lists and maps into other
+    structs). Subclasses say what counts; the walk, its memo and its cycles are here."""
+
+    def __init__(self, universe: Universe):
+        self.universe = universe
+        self._memo: dict[tuple[str, str], bool] = {}
+
+    def struct_needs(self, typedef: TypeDef, visiting: frozenset = frozenset()) -> bool:
+        key = (typedef.package, typedef.name)
+        if key in self._memo:
+            return self._memo[key]
+        if key in visiting:
+            return False  # a cycle adds nothing by itself; any real work is found on another path
+        inner = visiting | {key}
+        needs = self.own_needs(typedef) or any(self.field_needs(f, inner) for f in typedef.fields)
+        if not visiting or needs:
+            self._memo[key] = needs  # a "no" found inside a cycle may have been cut short
+        return needs
+
+    def own_needs(self, typedef: TypeDef) -> bool:
+        raise NotImplementedError
+
+    def field_needs(self, field: Field, visiting: frozenset = frozenset()) -> bool:
+        return self.ref_needs(field.type, visiting)
+
+    def ref_needs(self, ref: TypeRef, visiting: frozenset = frozenset()) -> bool:
+        raise NotImplementedError
+
+
+def structs_needing(package: Package, plan: StructPlan) -> list[TypeDef]:
     """The structs of a package a generator's plan (`plan.struct_needs`) has work for."""
     return [t for t in package.types if t.kind == "struct" and plan.struct_needs(t)]
 

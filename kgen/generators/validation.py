@@ -27,7 +27,16 @@ from dataclasses import dataclass, field
 from kgen.diagnostics import Diagnostics, Position
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
-from kgen.generators.python import INT_BITS, ModuleContext, package_file, package_sources, per_universe, py_string, structs_needing
+from kgen.generators.python import (
+    INT_BITS,
+    ModuleContext,
+    StructPlan,
+    package_file,
+    package_sources,
+    per_universe,
+    py_string,
+    structs_needing,
+)
 from kgen.hooks import check_arity
 from kgen.ir.build import META_V1
 from kgen.ir.model import CelRule, Constraints, Field, Package, TypeDef, TypeRef, Union, Universe
@@ -71,29 +80,19 @@ def hooks_by_type(package: Package) -> dict[str, dict[str, object]]:
     return found
 
 
-class _Plan:
+class _Plan(StructPlan):
     """Which struct types get a check function, across every package (built-in ones too)."""
 
     def __init__(self, universe: Universe):
-        self.universe = universe
+        super().__init__(universe)
         self.hooks = {p.import_path: hooks_by_type(p) for p in universe.packages if p.generate}
-        self.memo: dict[tuple[str, str], bool] = {}
 
-    def struct_needs(self, typedef: TypeDef, visiting: frozenset = frozenset()) -> bool:
-        key = (typedef.package, typedef.name)
-        if key in self.memo:
-            return self.memo[key]
-        if key in visiting:
-            return False
-        needs = (
+    def own_needs(self, typedef: TypeDef) -> bool:
+        return (
             bool(self.hooks.get(typedef.package, {}).get(typedef.python_name))
             or bool(typedef.unions)
             or significant(typedef.validation)
-            or any(self.field_needs(f, visiting | {key}) for f in typedef.fields)
         )
-        if not visiting or needs:
-            self.memo[key] = needs
-        return needs
 
     def field_needs(self, f: Field, visiting: frozenset = frozenset()) -> bool:
         return significant(f.validation) or self.ref_needs(f.type, visiting)
