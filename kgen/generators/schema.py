@@ -21,6 +21,7 @@ import re
 from typing import Any, Literal
 
 from kgen.ir.model import Constraints, Field, TypeDef, TypeRef, Universe
+from kgen.runtime.rawjson import copy_json
 
 Dialect = Literal["v2", "v3", "crd"]
 META_V1 = "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -126,11 +127,6 @@ def enum_lines(typedef: TypeDef) -> list[str]:
     return ["", "Possible enum values:", *sorted(lines)]
 
 
-def _copy(schema: dict[str, Any]) -> dict[str, Any]:
-    """A deep copy of JSON data, in C."""
-    return marshal.loads(marshal.dumps(schema))
-
-
 def is_enum(typedef: TypeDef) -> bool:
     return typedef.is_enum and (typedef.has_marker("enum") or typedef.has_marker("k8s:enum"))
 
@@ -166,7 +162,7 @@ class SchemaBuilder:
         """The schema of a struct or well-known type, with its description."""
         known = _WELL_KNOWN.get((typedef.package, typedef.name))
         if known is not None:
-            schema = _copy(known[self.dialect])  # each use its own: callers add to it
+            schema = copy_json(known[self.dialect])  # each use its own: callers add to it
         elif typedef.kind == "python":
             schema = {"string": {"type": "string"}, "object": {"type": "object"}}.get(typedef.json_type or "", {})
         else:
