@@ -200,7 +200,7 @@ class SchemaBuilder:
         if rules:
             schema.setdefault("x-kubernetes-validations", [])[:0] = rules
         if self.dialect != "crd" and typedef.unions:
-            unions = [self.union_extension(u) for u in typedef.unions if u.discriminator]
+            unions = [self.union_extension(u) for u in typedef.unions if u.discriminator or u.origin in _OPENAPI_GEN_UNIONS]
             if unions:
                 schema["x-kubernetes-unions"] = unions
         structure = typedef.marker("structType")
@@ -399,14 +399,21 @@ class SchemaBuilder:
         for union in typedef.unions:
             names = [m.json_name for m in union.members]
             listed = "[" + " ".join(names) + "]"
-            if union.discriminator:
-                for m in union.members:
-                    rules.append({
-                        "rule": f"self.{union.discriminator} == {_cel_literal(m.member_name)} ? has(self.{m.json_name}) : !has(self.{m.json_name})",
-                        "message": f"{m.json_name} must be set exactly when {union.discriminator} is {json.dumps(m.member_name)}",
-                    })  # fmt: skip
-                continue
             count = "[" + ",".join(f"has(self.{n})" for n in names) + "].filter(x,x==true).size()"
+            if union.discriminator:
+                d = union.discriminator
+                # A +unionDeprecated union whose discriminator is empty only limits how many are set.
+                fallback = union.mode == "zeroOrOne"
+                unset = f"!has(self.{d}) || self.{d} == ''"
+                for m in union.members:
+                    rule = f"self.{d} == {_cel_literal(m.member_name)} ? has(self.{m.json_name}) : !has(self.{m.json_name})"
+                    rules.append({
+                        "rule": f"{unset} || ({rule})" if fallback else rule,
+                        "message": f"{m.json_name} must be set exactly when {d} is {json.dumps(m.member_name)}",
+                    })  # fmt: skip
+                if fallback:
+                    rules.append({"rule": f"!({unset}) || {count} <= 1", "message": f"at most one of the fields in {listed} may be set"})
+                continue
             if union.mode == "exactlyOne":
                 rules.append({"rule": f"{count} == 1", "message": f"exactly one of the fields in {listed} must be set"})
             elif union.mode == "zeroOrOne":
@@ -417,11 +424,14 @@ class SchemaBuilder:
 
     @staticmethod
     def union_extension(union) -> dict[str, Any]:
-        """`x-kubernetes-unions` as openapi-gen writes it for a discriminated union."""
-        return {
-            "discriminator": union.discriminator,
-            "fields-to-discriminateBy": {m.json_name: m.member_name for m in union.members},
-        }
+        """`x-kubernetes-unions` as openapi-gen writes it (the discriminator only when there is one)."""
+        extension: dict[str, Any] = {"discriminator": union.discriminator} if union.discriminator else {}
+        extension["fields-to-discriminateBy"] = {m.json_name: m.member_name for m in union.members}
+        return extension
+
+
+_OPENAPI_GEN_UNIONS = ("union", "unionDeprecated")
+"""Unions openapi-gen states in `x-kubernetes-unions` even without a discriminator."""
 
 
 def _required(f: Field) -> bool:

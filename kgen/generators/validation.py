@@ -132,13 +132,16 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
             continue
         for typedef in package.types:
             where = Position.parse(typedef.position)
-            _check_constraints(universe, typedef.validation, _type_ref(typedef), f"type {typedef.name}", where, diagnostics)
+            own = _own_constraints(universe, typedef)
+            _check_constraints(universe, own, _type_ref(typedef), f"type {typedef.name}", where, diagnostics)
             for f in typedef.fields:
                 _check_constraints(
                     universe, f.validation, f.type, f"field {typedef.name}.{f.go_name}", Position.parse(f.position), diagnostics
                 )
+            lent = {(u.origin, u.position) for e in _embedded(universe, typedef) for u in e.unions}
             for union in typedef.unions:
-                _check_union(typedef, union, diagnostics)
+                if (union.origin, union.position) not in lent:
+                    _check_union(typedef, union, diagnostics)
         package_hooks = hooks_by_type(package)
         for type_name, hooks in package_hooks.items():
             if "create" in hooks:
@@ -154,6 +157,27 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
                         f"{hook.name} matches no struct type of package {package.import_path}, so it is never called; "
                         "validation hooks are named validate_<Type>(obj, path) or validate_<Type>_update(new, old, path)",
                     )
+
+
+def _own_constraints(universe: Universe, typedef: TypeDef) -> Constraints:
+    """A struct's type constraints without those its embedded structs lent it (checked there)."""
+    lent: set[str] = set()
+    for embedded in _embedded(universe, typedef):
+        lent.update(r.position for r in embedded.validation.rules)
+        lent.update(g.constraints.position for g in embedded.validation.gated)
+    if not lent:
+        return typedef.validation
+    c = typedef.validation
+    return c.model_copy(update={
+        "rules": tuple(r for r in c.rules if r.position not in lent),
+        "gated": tuple(g for g in c.gated if g.constraints.position not in lent),
+    })  # fmt: skip
+
+
+def _embedded(universe: Universe, typedef: TypeDef) -> list[TypeDef]:
+    """The structs `typedef` embeds inline (whose fields it promotes)."""
+    refs = [m.type.elem if m.type.kind == "pointer" else m.type for m in typedef.members if m.promoted]
+    return [universe.resolve(ref) for ref in refs]
 
 
 def _type_ref(typedef: TypeDef) -> TypeRef:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from kgen.diagnostics import Diagnostics, Position
 from kgen.ir import names
-from kgen.ir.constraints import constraints, unions
+from kgen.ir.constraints import constraints, unions, with_embedded
 from kgen.hooks import read_hook_modules
 from kgen.ir.model import API_RULE_EXCEPTIONS, EnumValue, Field, Hook, Member, Package, ProtobufInfo, TypeDef, TypeRef, Universe
 from kgen.markers.grammar import doc_lines, extract_markers
@@ -486,11 +486,53 @@ class _Builder:
             if dominant is not candidate:
                 continue
             fields.append(self._field(member, path, declaring_package, taken))
+        found = self._unions(common["markers"], fields)
+        embedded_unions, validation = self._embedded_rules(members, fields, common["validation"])
+        struct_unions = [u for u in found if u.origin == "union"]
+        unions_ = (*struct_unions, *embedded_unions, *(u for u in found if u.origin != "union"))
         typedef = TypeDef(
             kind="struct", members=tuple(members), fields=tuple(fields), defined_from=defined_from,
-            unions=unions(common["markers"], fields), **common,
+            unions=unions_, **(common | {"validation": validation}),
         )  # fmt: skip
         return self._classify(typedef)
+
+    def _unions(self, type_markers, fields) -> tuple:
+        def report(position: str, message: str) -> None:
+            self.diagnostics.error(Position(*_split_pos(position)), message)
+
+        return unions(type_markers, fields, report)
+
+    def _embedded_rules(self, members: list[Member], fields: list[Field], validation):
+        """Unions and type rules of the structs embedded inline: they hold of this struct's JSON.
+
+        A union is kept only when all its fields are still visible here, reached through the
+        embedding (an outer field of the same JSON name hides an embedded one, as in Go)."""
+        visible = {f.json_name: f for f in fields}
+        found = []
+        for member in members:
+            if not member.promoted:
+                continue
+            ref = member.type.elem if member.type.kind == "pointer" else member.type
+            target = self.typedef(ref.package, ref.name)
+            if target is None:
+                continue
+            validation = with_embedded(validation, target.validation)
+            candidates = list(target.unions)
+            marker = next((m for m in member.markers if m.name == "union"), None)
+            if marker is not None and not any(u.origin == "union" for u in candidates):
+                candidates = [*self._unions([marker], target.fields), *candidates]
+            for union in candidates:
+                names_ = [m.json_name for m in union.members] + ([union.discriminator] if union.discriminator else [])
+                hidden = [n for n in names_ if n not in visible or visible[n].go_path[:1] != (member.go_name,)]
+                if hidden:
+                    self.diagnostics.warning(
+                        Position(*_split_pos(member.position)),
+                        f"the union of embedded {ref.name} does not hold here: its field(s) {', '.join(hidden)} "
+                        f"are hidden by fields of the same JSON name; rename them to keep the union",
+                    )
+                    continue
+                found.append(union)
+        return tuple(found), validation
 
     def _collect(self, members, depth, path, out, package, visiting: set) -> None:
         for member in members:

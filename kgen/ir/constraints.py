@@ -9,7 +9,7 @@ never look at markers themselves.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from kgen.ir.model import CelRule, Constraints, Gated, Union, UnionMember
@@ -173,18 +173,36 @@ def _rule(marker: Marker) -> CelRule:
 # -- unions ----------------------------------------------------------------------------------
 
 
-def unions(type_markers: Iterable[Marker], fields: Iterable[Any]) -> tuple[Union, ...]:
-    """The unions of a struct: `+union`, `+k8s:unionMember`, `+k8s:zeroOrOneOfMember`, kubebuilder's."""
+def unions(
+    type_markers: Iterable[Marker], fields: Iterable[Any], report: Callable[[str, str], None] | None = None
+) -> tuple[Union, ...]:
+    """The unions of a struct: `+union`, `+unionDeprecated`, `+k8s:unionMember`, `+k8s:zeroOrOneOfMember`,
+    kubebuilder's one-of markers.
+
+    `+union` makes the struct a union of its optional fields (named by a `+unionDiscriminator`
+    field when there is one); without it, the struct's own fields marked `+unionDeprecated`
+    form a union of which at most one is set, as openapi-gen reads them. `report(position,
+    message)` receives markers used where they have no meaning.
+    """
     fields = list(fields)
     type_markers = list(type_markers)
+    report = report or (lambda position, message: None)
     found: list[Union] = []
+    own = [f for f in fields if len(f.go_path) == 1]
+    deprecated = [f for f in own if _has(f, "unionDeprecated")]
     union_marker = next((m for m in type_markers if m.name == "union"), None)
     if union_marker is not None:
-        discriminator = next((f for f in fields if any(m.name == "unionDiscriminator" for m in f.markers)), None)
+        discriminator = next((f for f in fields if _has(f, "unionDiscriminator")), None)
+        for f in deprecated:
+            report(
+                f.position,
+                f"field {f.go_name}: +unionDeprecated has no meaning in a +union struct, whose optional fields "
+                "are all members; remove the marker (or +union, to make the marked fields the union)",
+            )
         members = tuple(
             UnionMember(json_name=f.json_name, member_name=f.go_name)
             for f in fields
-            if f is not discriminator and f.optional and not any(m.name == "unionDeprecated" for m in f.markers)
+            if f is not discriminator and f.optional
         )
         found.append(
             Union(
@@ -192,6 +210,20 @@ def unions(type_markers: Iterable[Marker], fields: Iterable[Any]) -> tuple[Union
                 discriminator=discriminator.json_name if discriminator else None,
                 origin="union",
                 position=union_marker.position,
+            )
+        )
+    elif deprecated:
+        discriminator = next((f for f in own if _has(f, "unionDiscriminator")), None)
+        for f in deprecated:
+            if not f.optional:
+                report(f.position, f"field {f.go_name}: a union member (+unionDeprecated) must be optional; add +optional")
+        found.append(
+            Union(
+                mode="zeroOrOne",
+                members=tuple(UnionMember(json_name=f.json_name, member_name=f.go_name) for f in deprecated),
+                discriminator=discriminator.json_name if discriminator else None,
+                origin="unionDeprecated",
+                position=deprecated[0].position,
             )
         )
     groups: dict[tuple[str, str], dict[str, Any]] = {}
@@ -237,3 +269,33 @@ def unions(type_markers: Iterable[Marker], fields: Iterable[Any]) -> tuple[Union
                 )
             )
     return tuple(found)
+
+
+def _has(f: Any, name: str) -> bool:
+    return any(m.name == name for m in f.markers)
+
+
+def with_embedded(own: Constraints, embedded: Constraints) -> Constraints:
+    """A struct's own type constraints joined with those of a struct it embeds inline.
+
+    The embedded struct's fields are the outer struct's fields in JSON, so its rules hold of
+    the outer object (controller-gen merges them into the outer schema the same way). Only
+    what applies to a whole struct carries over: CEL rules, gated rules, property counts
+    and subfield constraints (the outer struct's own win for the same subfield).
+    """
+    if embedded.is_empty():
+        return own
+
+    def tighter(a, b, pick):
+        return b if a is None else a if b is None else pick(a, b)
+
+    return own.model_copy(
+        update={
+            "rules": own.rules + embedded.rules,
+            "gated": own.gated + embedded.gated,
+            "min_properties": tighter(own.min_properties, embedded.min_properties, max),
+            "max_properties": tighter(own.max_properties, embedded.max_properties, min),
+            "subfields": {**embedded.subfields, **own.subfields},
+            "position": own.position or embedded.position,
+        }
+    )

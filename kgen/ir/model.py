@@ -274,8 +274,10 @@ class TypeDef(_Frozen):
     """A list kind: inlines TypeMeta, ListMeta as `metadata`, and `items`."""
     list_item: TypeRef | None = None
     validation: Constraints = Constraints()
-    """Constraints of the type itself (type-level markers), applied wherever it is used."""
+    """Constraints of the type itself (type-level markers), applied wherever it is used; a
+    struct's include the rules of the structs it embeds inline."""
     unions: tuple[Union, ...] = ()
+    """A struct's unions, those of the structs it embeds inline included."""
 
     def marker(self, name: str) -> Marker | None:
         return next((m for m in self.markers if m.name == name), None)

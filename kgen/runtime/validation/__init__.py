@@ -193,12 +193,13 @@ def check_union(
     """Union rules of validation-gen (or controller-gen's one-of rules when `kubebuilder`).
 
     `members` are (JSON name, member name, is set). With a discriminator (JSON name,
-    value), the member it names must be set and the others must not be.
+    value), the member it names must be set and the others must not be; a `zeroOrOne`
+    union (`+unionDeprecated`) whose discriminator is empty falls back to "at most one".
     """
     members = list(members)
     names = ", ".join(f"`{json_name}`" for json_name, _, _ in members)
     set_fields = [json_name for json_name, _, is_set in members if is_set]
-    if discriminator is not None:
+    if discriminator is not None and not (mode == "zeroOrOne" and discriminator[1] in ("", None)):
         discriminator_name, value = discriminator
         for json_name, member_name, is_set in members:
             if value == member_name and not is_set:
