@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from kgen.diagnostics import InputError
@@ -228,3 +230,47 @@ def test_bad_defaults_are_errors(generate_project, field, expected):
     with pytest.raises(InputError) as caught:
         generate_project({"things/v1/types.go": types})
     assert any(expected in str(d) for d in caught.value.diagnostics), [str(d) for d in caught.value.diagnostics]
+
+
+def test_default_keys_match_fields_ignoring_case_as_encoding_json_does(generate_project):
+    """defaulter-gen decodes `{"s": ...}` into a field named `S`; kgen writes the field's name."""
+    types = """
+package v1
+
+type Inner struct {
+	Deep string `json:"deep"`
+}
+
+type Sub struct {
+	S string
+	// +optional
+	Inner *Inner `json:"inner,omitempty"`
+}
+
+type Thing struct {
+	// +default={"s": "foo", "INNER": {"Deep": "x"}}
+	P *Sub `json:"p,omitempty"`
+	// +default=[{"s": "a"}]
+	L []Sub `json:"l,omitempty"`
+}
+"""
+    load, result = generate_project({"things/v1/doc.go": DOC, "things/v1/types.go": types})
+    models, defaulters = load("things.v1.models"), load("things.v1.defaulters")
+    thing = models.Thing()
+    defaulters.default_Thing(thing)
+    assert thing.to_dict() == {"p": {"S": "foo", "inner": {"deep": "x"}}, "l": [{"S": "a"}]}
+    warnings = [str(d) for d in result.diagnostics.sorted() if d.severity.value == "warning"]
+    assert [w.split(": warning: ", 1)[1] for w in warnings] == [
+        "default of Thing.P: key 'Deep' matches field Deep ('deep') only ignoring case; Go's encoding/json takes it, "
+        "a CRD's schema would drop it; kgen writes 'deep'",
+        "default of Thing.P: key 'INNER' matches field Inner ('inner') only ignoring case; Go's encoding/json takes it, "
+        "a CRD's schema would drop it; kgen writes 'inner'",
+        "default of Thing.P: key 's' matches field S ('S') only ignoring case; Go's encoding/json takes it, "
+        "a CRD's schema would drop it; kgen writes 'S'",
+        "default of Thing.L: key 's' matches field S ('S') only ignoring case; Go's encoding/json takes it, "
+        "a CRD's schema would drop it; kgen writes 'S'",
+    ]
+    schema = json.loads({f.path: f.content for f in result.files}["openapi/swagger.json"])
+    props = schema["definitions"]["com.example.apis.things.v1.Thing"]["properties"]
+    assert props["p"]["default"] == {"S": "foo", "inner": {"deep": "x"}}
+    assert props["l"]["default"] == [{"S": "a"}]

@@ -535,6 +535,9 @@ def widget(fields: str, type_markers: str = "") -> dict[str, str]:
          "warning: unknown marker +k8s:minimun; did you mean +k8s:minimum?"),
         ('    // +listType=map\n    // +listMapKey=id\n    Items []Item `json:"items"`', "",
          "error: field WidgetSpec.Items: list-map key 'id' is not a field of Item (fields: name)"),
+        ('    // +listType=map\n    // +listMapKey=Name\n    Items []Item `json:"items"`', "",
+         "error: field WidgetSpec.Items: list-map key 'Name' is not a field of Item (fields: name); did you mean 'name'? "
+         "Keys are JSON names and match case"),
         ('    A *string `json:"a"`\n    B *string `json:"b"`', "// +kubebuilder:validation:ExactlyOneOf=a;c",
          "error: union of WidgetSpec names 'c', which is not a field (fields: a, b)"),
         ('    // +kubebuilder:validation:XValidation:rule="self.x",reason=Bogus\n    A string `json:"a"`', "",

@@ -265,9 +265,11 @@ def _check_constraints(
                 known = {f.json_name for f in item.fields}
                 for key_name in c.list_map_keys:
                     if key_name not in known:
+                        near = next((k for k in sorted(known) if k.casefold() == key_name.casefold()), None)
+                        hint = f"; did you mean {near!r}? Keys are JSON names and match case" if near else ""
                         diagnostics.error(
                             position,
-                            f"{what}: list-map key {key_name!r} is not a field of {item.name} (fields: {', '.join(sorted(known))})",
+                            f"{what}: list-map key {key_name!r} is not a field of {item.name} (fields: {', '.join(sorted(known))}){hint}",
                         )
         if c.items is not None:
             _check_constraints(universe, c.items, elem, f"items of {what}", position, diagnostics)

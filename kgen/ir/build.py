@@ -663,6 +663,7 @@ class _Builder:
                     else:
                         self.typedef(import_path, name)
         self._check_value_cycles()
+        self._match_default_keys()
         packages = [self.package(path, info) for path, info in sorted(self.packages.items())]
         self._check_python_collisions(packages)
         return Universe(module=self.options.module, packages=tuple(packages), api_rule_exceptions=self._api_rule_exceptions())
@@ -674,6 +675,66 @@ class _Builder:
             return None
         lines = path.read_text(encoding="utf-8").splitlines()
         return tuple(sorted({line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")}))
+
+    def _match_default_keys(self) -> None:
+        """Object keys of `+default` values name fields as Go's encoding/json matches them.
+
+        defaulter-gen decodes a default with encoding/json, which takes a key that equals a
+        field's JSON name ignoring case; a CRD's structural schema would prune such a key
+        instead. So a key that matches only ignoring case is written with the field's own
+        name, with a warning; keys that match no field are left for the defaulters check."""
+        for key, typedef in sorted(self.typedefs.items()):
+            if typedef is None or typedef.kind != "struct" or not any(f.default is not None for f in typedef.fields):
+                continue
+            fields = list(typedef.fields)
+            for i, f in enumerate(fields):
+                if f.default is None:
+                    continue
+                where = f"default of {typedef.name}.{f.go_name}"
+                matched = self._match_keys(f.type, f.default, where, Position(*_split_pos(f.position)), set())
+                if matched != f.default:
+                    fields[i] = f.model_copy(update={"default": matched})
+            if fields != list(typedef.fields):
+                self.typedefs[key] = typedef.model_copy(update={"fields": tuple(fields)})
+
+    def _match_keys(self, ref: TypeRef, value, where: str, position: Position, visiting: set):
+        while ref.kind == "pointer":
+            ref = ref.elem
+        if ref.kind in ("slice", "map") and ref.elem is not None:
+            if ref.kind == "slice" and isinstance(value, list):
+                return [self._match_keys(ref.elem, item, where, position, visiting) for item in value]
+            if ref.kind == "map" and isinstance(value, dict):
+                return {k: self._match_keys(ref.elem, item, where, position, visiting) for k, item in value.items()}
+            return value
+        if ref.kind != "named" or not isinstance(value, dict) or (ref.package, ref.name) in visiting:
+            return value
+        typedef = self.typedefs.get((ref.package, ref.name))
+        if typedef is None:
+            return value
+        if typedef.kind == "named" and typedef.underlying is not None:
+            return self._match_keys(typedef.underlying, value, where, position, visiting | {(ref.package, ref.name)})
+        if typedef.kind != "struct":
+            return value
+        by_json = {f.json_name: f for f in typedef.fields}
+        folded: dict[str, Field] = {}
+        for f in typedef.fields:
+            folded.setdefault(f.json_name.casefold(), f)  # Go: the first field in order wins
+        out: dict = {}
+        for key, item in value.items():
+            target = by_json.get(key) or folded.get(key.casefold())
+            if target is None:
+                out[key] = item
+                continue
+            if target.json_name != key:
+                self.diagnostics.warning(
+                    position,
+                    f"{where}: key {key!r} matches field {target.go_name} ({target.json_name!r}) only ignoring case; "
+                    f"Go's encoding/json takes it, a CRD's schema would drop it; kgen writes {target.json_name!r}",
+                )
+            if target.json_name in out:
+                self.diagnostics.error(position, f"{where}: keys {target.json_name!r} and {key!r} both set field {target.go_name}; keep one")
+            out[target.json_name] = self._match_keys(target.type, item, where, position, visiting | {(ref.package, ref.name)})
+        return out
 
     def _check_value_cycles(self) -> None:
         """Go rejects a struct that contains itself by value (an infinitely large type)."""
