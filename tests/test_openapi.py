@@ -245,6 +245,49 @@ def test_enums_defaults_and_every_extension(documents):
     ]
 
 
+ELEMENTS = """
+package v1
+
+// Loose has nothing required, so {} is a valid value of it.
+type Loose struct {
+    // +optional
+    A string `json:"a,omitempty"`
+}
+
+// Strict has a required field: {} would not validate.
+type Strict struct {
+    B string `json:"b"`
+}
+
+type Holder struct {
+    Names []string `json:"names"`
+    Counts map[string]int32 `json:"counts"`
+    Flags []bool `json:"flags"`
+    Plain []Loose `json:"plain"`
+    Strict []Strict `json:"strict"`
+    Pointers []*Loose `json:"pointers"`
+    // +kubebuilder:validation:items:MinLength=1
+    Words []string `json:"words"`
+    Blobs [][]byte `json:"blobs"`
+}
+"""
+
+
+def test_list_items_and_map_values_state_their_zero_value_as_openapi_gen_does(generate_project):
+    documents = _documents(generate_project, {"widgets/v1/doc.go": DOC, "widgets/v1/types.go": ELEMENTS})
+    v2 = json.loads(documents["openapi/swagger.json"])["definitions"][W + "Holder"]["properties"]
+    v3 = json.loads(documents["openapi/v3/apis/widgets.example.com/v1.json"])["components"]["schemas"][W + "Holder"]["properties"]
+    assert v2["names"]["items"] == {"default": "", "type": "string"}
+    assert v2["counts"]["additionalProperties"] == {"default": 0, "format": "int32", "type": "integer"}
+    assert v2["flags"]["items"] == {"default": False, "type": "boolean"}
+    assert v2["plain"]["items"] == {"$ref": "#/definitions/" + W + "Loose", "default": {}}
+    assert v3["plain"]["items"] == {"allOf": [{"$ref": "#/components/schemas/" + W + "Loose"}], "default": {}}
+    # No default that would not validate, and none for what has no zero value in JSON.
+    assert "default" not in v2["strict"]["items"] and "default" not in v2["pointers"]["items"]
+    assert v2["words"]["items"] == {"minLength": 1, "type": "string"}
+    assert v2["blobs"]["items"] == {"format": "byte", "type": "string"}
+
+
 def test_documents_are_valid_openapi(documents):
     validate(json.loads(documents["openapi/swagger.json"]))
     validate(json.loads(documents["openapi/v3/apis/widgets.example.com/v1.json"]))

@@ -256,12 +256,15 @@ class SchemaBuilder:
             return f.default
         if self.dialect == "crd" or f.omitempty or f.omitzero:
             return None
-        # openapi-gen states the zero value of a field that is always serialized, unless
-        # that value breaks the field's own constraints (a default must validate).
-        c = f.validation
-        if any(x is not None for x in (c.minimum, c.maximum, c.enum, c.min_length, c.pattern, c.format)) or c.neq:
-            return None
-        ref = f.type
+        return self.zero_default(f.type, [f.validation])
+
+    def zero_default(self, ref: TypeRef, constraints: list[Constraints]) -> Any:
+        """The zero value openapi-gen states for a value that is always serialized (a field
+        without omitempty, a list item, a map value), unless that value breaks the value's
+        own constraints (a default must validate). None: no default."""
+        for c in constraints:
+            if any(x is not None for x in (c.minimum, c.maximum, c.enum, c.min_length, c.pattern, c.format)) or c.neq:
+                return None
         if ref.kind == "named":
             typedef = self.universe.resolve(ref)
             if is_enum(typedef) or not typedef.validation.is_empty():
@@ -290,11 +293,11 @@ class SchemaBuilder:
             shape = {"string": "string", "boolean": "bool"}.get(kind, "number")
         elif ref.kind == "slice":
             items = [c.items for c in constraints if c.items is not None]
-            schema = {"type": "array", "items": self.value(ref.elem, items)}
+            schema = {"type": "array", "items": self.element(ref.elem, items)}
             shape = "list"
         elif ref.kind == "map":
             values = [c.items for c in constraints if c.items is not None]
-            schema = {"type": "object", "additionalProperties": self.value(ref.elem, values)}
+            schema = {"type": "object", "additionalProperties": self.element(ref.elem, values)}
             shape = "map"
         elif ref.kind == "named":
             typedef = self.universe.resolve(ref)
@@ -310,6 +313,19 @@ class SchemaBuilder:
         else:  # interface{} with an opaque marker
             schema = {"type": "object"} if self.dialect != "crd" else {"x-kubernetes-preserve-unknown-fields": True}
         schema.update(self.keywords(constraints, shape))
+        return schema
+
+    def element(self, ref: TypeRef, constraints: list[Constraints]) -> dict[str, Any]:
+        """A list item or map value; openapi-gen states its zero value as its default."""
+        schema = self.value(ref, constraints)
+        if self.dialect == "crd":
+            return schema
+        zero = self.zero_default(ref, constraints)
+        if zero is None:
+            return schema
+        if "$ref" in schema and self.dialect == "v3":
+            schema = {"allOf": [{"$ref": schema.pop("$ref")}], **schema}
+        schema["default"] = zero
         return schema
 
     def named_struct(self, typedef: TypeDef) -> dict[str, Any]:
