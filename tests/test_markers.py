@@ -37,6 +37,22 @@ def parse(text: str, scope: Scope = FIELD):
         ("kubebuilder:validation:Enum=A;B;C", FIELD, "kubebuilder:validation:Enum", ["A", "B", "C"], {}),
         ("kubebuilder:validation:Pattern=`^[a-z]+$`", FIELD, "kubebuilder:validation:Pattern", "^[a-z]+$", {}),
         ("kubebuilder:default=Always", FIELD, "kubebuilder:default", "Always", {}),
+        # controller-gen's own value syntax, as Gateway API's types write their defaults.
+        ('kubebuilder:default={{matches: {{path: {type: "PathPrefix", value: "/"}}}}}', FIELD, "kubebuilder:default",
+         [{"matches": [{"path": {"type": "PathPrefix", "value": "/"}}]}], {}),
+        ('kubebuilder:default={type: "PathPrefix", value: "/"}', FIELD, "kubebuilder:default",
+         {"type": "PathPrefix", "value": "/"}, {}),
+        ("kubebuilder:default={}", FIELD, "kubebuilder:default", {}, {}),
+        ("kubebuilder:default={a,b}", FIELD, "kubebuilder:default", ["a", "b"], {}),
+        ("kubebuilder:default={1, 2}", FIELD, "kubebuilder:default", [1, 2], {}),
+        ("kubebuilder:default=a;b", FIELD, "kubebuilder:default", ["a", "b"], {}),
+        ("kubebuilder:default={port: 80, tls: false, ratio: -0.5, tags: {x, y}}", FIELD, "kubebuilder:default",
+         {"port": 80, "tls": False, "ratio": -0.5, "tags": ["x", "y"]}, {}),
+        ("kubebuilder:default=100Mi", FIELD, "kubebuilder:default", "100Mi", {}),
+        ("kubebuilder:default=08", FIELD, "kubebuilder:default", "08", {}),  # not a Go integer: a string
+        ("kubebuilder:default=https://example.com/a", FIELD, "kubebuilder:default", "https://example.com/a", {}),
+        ('kubebuilder:default={msg: "a, b: c"}', FIELD, "kubebuilder:default", {"msg": "a, b: c"}, {}),
+        ("kubebuilder:default={a: x y}", FIELD, "kubebuilder:default", {"a": "x y"}, {}),
         ("k8s:subfield(name)=+k8s:format=k8s-short-name", FIELD, "k8s:subfield",
          Marker(name="k8s:format", value="k8s-short-name", position="types.go:7:5"), {"": "name"}),
         ('k8s:item(name: "http", port: 80)=+k8s:immutable', FIELD, "k8s:item",
@@ -97,6 +113,13 @@ def test_cel_rule_with_quotes_commas_semicolons_and_equals():
          "types.go:7:5: error: invalid value for +default: must be a JSON value (strings in double quotes, "
          "e.g. \"Always\"), got 'Always': Expecting value"),
         ("optional=yes", FIELD, "types.go:7:5: error: marker +optional is a flag and takes no value"),
+        ("kubebuilder:default={1, x}", FIELD,
+         "types.go:7:5: error: invalid value for +kubebuilder:default: must be JSON or controller-gen's value syntax "
+         "({key: value} maps, {a, b} lists, quoted or bare strings), got '{1, x}': expected an integer at offset 4, "
+         "like the list's first item, found 'x'"),
+        ("kubebuilder:default={a: 1", FIELD,
+         "types.go:7:5: error: invalid value for +kubebuilder:default: must be JSON or controller-gen's value syntax "
+         "({key: value} maps, {a, b} lists, quoted or bare strings), got '{a: 1': expected '}' at offset 5, found the end"),
         ("k8s:eachVal=k8s:minimum=0", FIELD,
          "types.go:7:5: error: marker +k8s:eachVal needs another marker as its value, as in +k8s:eachVal=+k8s:minimum=0"),
         ("kubebuilder:resource:scope=Everywhere", TYPE,

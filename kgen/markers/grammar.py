@@ -178,3 +178,163 @@ def parse_keyword_args(text: str) -> dict[str, str]:
             raise MarkerSyntaxError(f"argument {part.strip()!r} is not of the form `name=value`")
         args[key.strip()] = value.strip()
     return args
+
+
+# -- controller-gen's untyped values ------------------------------------------------------------
+
+_TOKEN = re.compile(
+    r"""\s*(?:
+        (?P<string>"(?:[^"\\\n]|\\.)*"|`[^`]*`|'(?:[^'\\\n]|\\.)+')
+      | (?P<number>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?|0[xX][0-9a-fA-F]+)
+      | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
+      | (?P<other>\S)
+    )""",
+    re.VERBOSE,
+)
+
+
+class _Scanner:
+    """Go's text/scanner tokens, enough of them for controller-gen's value syntax."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.pos = 0
+
+    def peek(self) -> tuple[str, str, int, int]:
+        """(kind, text, start, end) of the next token; kind "eof" at the end."""
+        match = _TOKEN.match(self.text, self.pos)
+        if match is None or match.lastgroup is None:
+            return "eof", "", len(self.text), len(self.text)
+        return match.lastgroup, match.group(match.lastgroup), match.start(match.lastgroup), match.end()
+
+    def next(self) -> tuple[str, str, int, int]:
+        token = self.peek()
+        self.pos = token[3]
+        return token
+
+    def expect(self, char: str) -> None:
+        kind, text, start, _ = self.next()
+        if text != char or kind != "other":
+            found = "the end" if kind == "eof" else repr(text)
+            raise ValueError(f"expected {char!r} at offset {start}, found {found}")
+
+
+def parse_untyped(text: str):
+    """A value in controller-gen's marker syntax for untyped arguments (`+kubebuilder:default`).
+
+    Quoted strings, `true`/`false`, numbers, `{k: v, ...}` maps, `{a, b}` lists (typed by
+    their first item), legacy `a;b` lists, and anything else as a bare string up to the
+    next `,`, `;` or `}`, as sigs.k8s.io/controller-tools guesses them.
+    """
+    scanner = _Scanner(text)
+    value = _any(scanner, in_slice=False)
+    kind, rest, start, _ = scanner.peek()
+    if kind != "eof":
+        raise ValueError(f"unexpected {rest!r} at offset {start} after the value")
+    return value
+
+
+def _any(scanner: _Scanner, in_slice: bool):
+    guess = _guess(scanner)
+    if not in_slice and _legacy_list(scanner):
+        items = [_parse(scanner, guess)]
+        while scanner.peek()[1] == ";":
+            scanner.next()
+            items.append(_parse(scanner, guess))
+        return items
+    return _parse(scanner, guess)
+
+
+def _legacy_list(scanner: _Scanner) -> bool:
+    """controller-gen's look-ahead: a ';' before any ',' makes a `a;b;c` list."""
+    probe = _Scanner(scanner.text)
+    probe.pos = scanner.pos
+    while True:
+        kind, token, _, _ = probe.next()
+        if kind == "eof" or token == ",":
+            return False
+        if token == ";" and kind == "other":
+            return True
+
+
+def _guess(scanner: _Scanner) -> tuple:
+    """The type controller-gen guesses for the next value: ("string"|"bool"|"int"|"float"|
+    "map"|("list", item type))."""
+    probe = _Scanner(scanner.text)
+    probe.pos = scanner.pos
+    kind, token, _, _ = probe.peek()
+    if kind == "string":
+        return ("string",)
+    if token == "{" and kind == "other":
+        probe.next()
+        if probe.peek()[1] == "}":
+            return ("map",)
+        first = _guess(probe)
+        if first == ("string",):
+            _string(probe, in_map=True)
+            if probe.peek()[1] == ":":
+                return ("map",)
+        return ("list", first)
+    if kind == "ident" and token in ("true", "false"):
+        return ("bool",)
+    if token == "-" and kind == "other":
+        probe.next()
+        kind, token, _, _ = probe.peek()
+    if kind == "number" and not re.fullmatch(r"0\d*[89]\d*|0[xX].*", token):  # Go's scanner rejects 08
+        probe.next()
+        if probe.peek()[1] in (",", ";", "}", ""):
+            return ("int",) if token.isdigit() else ("float",)
+    return ("string",)
+
+
+def _parse(scanner: _Scanner, guess: tuple):
+    if guess[0] == "string":
+        return _string(scanner, in_map=False)
+    # A list's items all have the type of its first item, as in controller-gen.
+    if guess[0] == "bool":
+        kind, token, start, _ = scanner.next()
+        if token not in ("true", "false"):
+            raise ValueError(f"expected true or false at offset {start}, like the list's first item, found {token!r}")
+        return token == "true"
+    if guess[0] in ("int", "float"):
+        sign = "-" if scanner.peek()[1] == "-" and scanner.next() else ""
+        kind, token, start, _ = scanner.next()
+        if kind != "number" or (guess[0] == "int" and not token.isdigit()):
+            wanted = "an integer" if guess[0] == "int" else "a number"
+            raise ValueError(f"expected {wanted} at offset {start}, like the list's first item, found {token!r}")
+        return int(sign + token, 10) if guess[0] == "int" else float(sign + token)
+    scanner.expect("{")
+    if guess[0] == "map":
+        out: dict = {}
+        while scanner.peek()[1] not in ("}", ""):
+            key = _string(scanner, in_map=True)
+            scanner.expect(":")
+            out[key] = _any(scanner, in_slice=False)
+            if scanner.peek()[1] in ("}", ""):
+                break
+            scanner.expect(",")
+        scanner.expect("}")
+        return out
+    items: list = []
+    while scanner.peek()[1] not in ("}", ""):
+        items.append(_parse(scanner, guess[1]))
+        if scanner.peek()[1] in ("}", ""):
+            break
+        scanner.expect(",")
+    scanner.expect("}")
+    return items
+
+
+def _string(scanner: _Scanner, in_map: bool) -> str:
+    """A quoted string, or bare tokens up to a delimiter (`:` too inside a map)."""
+    kind, token, start, end = scanner.peek()
+    if kind == "string":
+        scanner.next()
+        if token[0] == "`":
+            return token[1:-1]
+        return unquote_go(token[1:-1])
+    delimiters = {",", ";", "}", ""} | ({":"} if in_map else set())
+    first = end = start
+    while (token := scanner.peek())[1] not in delimiters or token[0] == "string":
+        end = scanner.next()[3]
+    return scanner.text[first:end]

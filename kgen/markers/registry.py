@@ -86,14 +86,19 @@ def _json(text: str) -> Any:
 
 
 def _json_or_bare(text: str) -> Any:
-    """controller-gen's default/example values: JSON, `{a,b}` lists, or a bare string."""
+    """controller-gen's default/example values: JSON, or its own syntax (`{k: v}` maps,
+    `{a, b}` lists, bare strings; see `grammar.parse_untyped`)."""
     try:
         return json.loads(text)
     except json.JSONDecodeError:
         pass
-    if text.startswith("{") and text.endswith("}"):
-        return _list(text)
-    return grammar.unquote(text)
+    try:
+        return grammar.parse_untyped(text)
+    except ValueError as err:
+        raise ValueError(
+            f"must be JSON or controller-gen's value syntax ({{key: value}} maps, {{a, b}} lists, "
+            f"quoted or bare strings), got {text!r}: {err}"
+        ) from None
 
 
 def _list(text: str) -> list[str]:
