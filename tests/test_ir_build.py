@@ -208,6 +208,26 @@ BAD_INPUTS = [
         ],
     ),
     (
+        "recursive value through embedding",
+        "type A struct {\n\tB `json:\",inline\"`\n}\n\ntype B struct {\n\tA\n}\n",
+        [
+            "v1/types.go:3:6: error: type A contains itself by value (through embedding or a struct field); use a pointer"
+        ],
+    ),
+    (
+        "error field",
+        "type A struct {\n\tErr error `json:\"err\"`\n}\n",
+        [
+            "v1/types.go:4:6: error: error is an interface with methods and cannot be serialized; API types hold "
+            "data only (a message is a string field)"
+        ],
+    ),
+    (
+        "complex field",
+        "type A struct {\n\tZ complex128 `json:\"z\"`\n}\n",
+        ["v1/types.go:4:4: error: complex numbers have no JSON form (encoding/json rejects them); use two float fields"],
+    ),
+    (
         "duplicate json names",
         "type A struct {\n\tB string `json:\"x\"`\n\tC string `json:\"x\"`\n}\n",
         ["v1/types.go:5:2: error: fields B and C both use the JSON name 'x'; Go would drop both: rename one"],
@@ -231,6 +251,23 @@ def test_bad_input_is_a_diagnostic_with_location(tmp_path, monkeypatch, case, bo
     write_tree(tmp_path, {"v1/types.go": "package v1\n\n" + body})
     _, diagnostics = build(tmp_path / "v1", module="example.com/apis/v1")
     assert [m for m in messages(diagnostics) if "error" in m] == expected
+
+
+def test_a_cycle_through_a_pointer_is_not_a_value_cycle(tmp_path, monkeypatch):
+    """go-openapi's shape: Schema points to Items, which embeds Schema by value; legal Go."""
+    monkeypatch.chdir(tmp_path)
+    body = (
+        "type Schema struct {\n\t// +optional\n\tItems *Items `json:\"items,omitempty\"`\n"
+        "\t// +optional\n\tType string `json:\"type,omitempty\"`\n}\n\n"
+        "// +default={}\ntype Items struct {\n\tSchema `json:\",inline\"`\n\t// +optional\n\tRef string `json:\"ref,omitempty\"`\n}\n"
+    )
+    write_tree(tmp_path, {"v1/types.go": "package v1\n\n" + body})
+    universe, diagnostics = build(tmp_path / "v1", module="example.com/apis/v1")
+    assert [m for m in messages(diagnostics) if "error" in m] == []
+    types = {t.name: t for t in universe.package("example.com/apis/v1").types}
+    assert [f.json_name for f in types["Items"].fields] == ["items", "type", "ref"]
+    # The default of the pointed-to type still reaches the field that points to it.
+    assert types["Schema"].fields[0].default == {}
 
 
 def test_all_errors_are_reported_not_just_the_first(tmp_path, monkeypatch):

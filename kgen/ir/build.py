@@ -37,6 +37,13 @@ _BASIC = {
     "uint32", "uint64", "uintptr", "float32", "float64", "byte", "rune",
 }  # fmt: skip
 _BASIC_ALIASES = {"byte": "uint8", "rune": "int32"}
+_UNSERIALIZABLE = {
+    "error": "error is an interface with methods and cannot be serialized; API types hold data only "
+    "(a message is a string field)",
+    "complex64": "complex numbers have no JSON form (encoding/json rejects them); use two float fields",
+    "complex128": "complex numbers have no JSON form (encoding/json rejects them); use two float fields",
+}
+"""Go's predeclared types that encoding/json cannot write."""
 _OPAQUE_MARKERS = (
     "kgen:opaque",
     "kubebuilder:pruning:PreserveUnknownFields",
@@ -103,6 +110,7 @@ class _Builder:
         self.packages: dict[str, _SourceInfo] = {}
         self.typedefs: dict[tuple[str, str], TypeDef | None] = {}
         self.in_progress: set[tuple[str, str]] = set()
+        self._type_markers: dict[tuple[str, str], list[Marker]] = {}
         self.alias_stack: set[tuple[str, str]] = set()
         self.loaded_dirs: set[Path] = set()
 
@@ -181,6 +189,9 @@ class _Builder:
                 return TypeRef(kind="basic", basic=_BASIC_ALIASES.get(expr.name, expr.name))
             if expr.name == "any":
                 return self._any(expr, allow_any)
+            if expr.name in _UNSERIALIZABLE and expr.name not in self.packages[package].decls:
+                self.diagnostics.error(expr.position, _UNSERIALIZABLE[expr.name])
+                return None
             return self.resolve_named(package, expr.name, expr.position)
         if kind == "qualified":
             imports = self.import_table(go_file)
@@ -335,10 +346,18 @@ class _Builder:
         self.typedefs[key] = result
         return result
 
+    def type_markers(self, package: str, name: str) -> list[Marker]:
+        """The markers of a type declaration, read once (problems are reported once)."""
+        key = (package, name)
+        if key not in self._type_markers:
+            decl = self.packages[package].decls[name][0]
+            self._type_markers[key] = self.parse_markers((decl.prior, decl.doc), Scope.TYPE)
+        return self._type_markers[key]
+
     def _build_typedef(self, package: str, name: str) -> TypeDef | None:
         info = self.packages[package]
         decl, go_file = info.decls[name]
-        markers = self.parse_markers((decl.prior, decl.doc), Scope.TYPE)
+        markers = self.type_markers(package, name)
         marker_names = {m.name for m in markers}
         common = dict(
             validation=constraints(markers),
@@ -597,10 +616,11 @@ class _Builder:
             )
         value = own[0].value if own else None
         if not own:
+            # The named type's own default; read from its declaration, not its built TypeDef,
+            # so a field never builds the type it points to (a pointer may close a cycle).
             ref = member.type.elem if member.type.kind == "pointer" else member.type
-            if ref.kind == "named" and (ref.package, ref.name) not in self.in_progress:
-                typedef = self.typedef(ref.package, ref.name)  # built on demand; declared later is fine
-                marker = next((m for m in typedef.markers if m.name in ("default", "kubebuilder:default")), None) if typedef else None
+            if ref.kind == "named" and ref.package in self.packages and ref.name in self.packages[ref.package].decls:
+                marker = next((m for m in self.type_markers(ref.package, ref.name) if m.name in ("default", "kubebuilder:default")), None)
                 value = marker.value if marker else None
         if value is None or (member.type.kind != "pointer" and self._is_zero_json(member.type, value)):
             return None
@@ -610,7 +630,11 @@ class _Builder:
         """Whether a JSON default is the Go zero value of a non-pointer type."""
         base = ref
         while base.kind == "named":
-            typedef = self.typedefs.get((base.package, base.name))
+            key = (base.package, base.name)
+            typedef = self.typedefs.get(key)
+            if typedef is None and key not in self.in_progress and base.name in getattr(self.packages.get(base.package), "decls", {}):
+                if self.packages[base.package].decls[base.name][0].type.kind != "struct":
+                    typedef = self.typedef(*key)  # a named scalar, declared later: safe to build now
             if typedef is None or typedef.kind != "named" or typedef.underlying is None:
                 return False
             base = typedef.underlying
