@@ -242,9 +242,8 @@ class SchemaBuilder:
             schema["x-kubernetes-embedded-resource"] = True
             schema.setdefault("x-kubernetes-preserve-unknown-fields", True)
             schema.setdefault("type", "object")
-        if "$ref" in schema and (text or default is not None):
-            if self.dialect == "v3":
-                schema = {"allOf": [{"$ref": schema.pop("$ref")}], **schema}
+        if text or default is not None:
+            schema = self.beside_ref(schema)
         if text:
             schema["description"] = text
         if default is not None:
@@ -323,9 +322,15 @@ class SchemaBuilder:
         zero = self.zero_default(ref, constraints)
         if zero is None:
             return schema
-        if "$ref" in schema and self.dialect == "v3":
-            schema = {"allOf": [{"$ref": schema.pop("$ref")}], **schema}
+        schema = self.beside_ref(schema)
         schema["default"] = zero
+        return schema
+
+    def beside_ref(self, schema: dict[str, Any]) -> dict[str, Any]:
+        """A schema ready for keywords beside its `$ref`: OpenAPI v3 ignores siblings of a
+        `$ref`, so there the reference moves into `allOf` (as openapi-gen writes it)."""
+        if "$ref" in schema and self.dialect == "v3":
+            return {"allOf": [{"$ref": schema.pop("$ref")}], **schema}
         return schema
 
     def named_struct(self, typedef: TypeDef) -> dict[str, Any]:

@@ -346,6 +346,12 @@ class _Builder:
         self.typedefs[key] = result
         return result
 
+    def _declaration(self, package: str, name: str) -> TypeDecl | None:
+        """The declaration of a type of a loaded package, or None."""
+        info = self.packages.get(package)
+        entry = info.decls.get(name) if info is not None else None
+        return entry[0] if entry is not None else None
+
     def type_markers(self, package: str, name: str) -> list[Marker]:
         """The markers of a type declaration, read once (problems are reported once)."""
         key = (package, name)
@@ -619,7 +625,7 @@ class _Builder:
             # The named type's own default; read from its declaration, not its built TypeDef,
             # so a field never builds the type it points to (a pointer may close a cycle).
             ref = member.type.elem if member.type.kind == "pointer" else member.type
-            if ref.kind == "named" and ref.package in self.packages and ref.name in self.packages[ref.package].decls:
+            if ref.kind == "named" and self._declaration(ref.package, ref.name) is not None:
                 marker = next((m for m in self.type_markers(ref.package, ref.name) if m.name in ("default", "kubebuilder:default")), None)
                 value = marker.value if marker else None
         if value is None or (member.type.kind != "pointer" and self._is_zero_json(member.type, value)):
@@ -632,9 +638,9 @@ class _Builder:
         while base.kind == "named":
             key = (base.package, base.name)
             typedef = self.typedefs.get(key)
-            if typedef is None and key not in self.in_progress and base.name in getattr(self.packages.get(base.package), "decls", {}):
-                if self.packages[base.package].decls[base.name][0].type.kind != "struct":
-                    typedef = self.typedef(*key)  # a named scalar, declared later: safe to build now
+            decl = self._declaration(*key) if typedef is None and key not in self.in_progress else None
+            if decl is not None and decl.type.kind != "struct":
+                typedef = self.typedef(*key)  # a named scalar, declared later: safe to build now
             if typedef is None or typedef.kind != "named" or typedef.underlying is None:
                 return False
             base = typedef.underlying

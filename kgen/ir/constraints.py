@@ -189,10 +189,10 @@ def unions(
     report = report or (lambda position, message: None)
     found: list[Union] = []
     own = [f for f in fields if len(f.go_path) == 1]
-    deprecated = [f for f in own if _has(f, "unionDeprecated")]
+    deprecated = [f for f in own if f.has_marker("unionDeprecated")]
     union_marker = next((m for m in type_markers if m.name == "union"), None)
     if union_marker is not None:
-        discriminator = next((f for f in fields if _has(f, "unionDiscriminator")), None)
+        discriminator = next((f for f in fields if f.has_marker("unionDiscriminator")), None)
         for f in deprecated:
             report(
                 f.position,
@@ -213,7 +213,7 @@ def unions(
             )
         )
     elif deprecated:
-        discriminator = next((f for f in own if _has(f, "unionDiscriminator")), None)
+        discriminator = next((f for f in own if f.has_marker("unionDiscriminator")), None)
         for f in deprecated:
             if not f.optional:
                 report(f.position, f"field {f.go_name}: a union member (+unionDeprecated) must be optional; add +optional")
@@ -269,10 +269,6 @@ def unions(
                 )
             )
     return tuple(found)
-
-
-def _has(f: Any, name: str) -> bool:
-    return any(m.name == name for m in f.markers)
 
 
 def with_embedded(own: Constraints, embedded: Constraints) -> Constraints:
