@@ -148,6 +148,19 @@ def test_objects_carry_their_own_version_and_share_nothing():
     assert (back.kind, back.api_version) == ("Frobber", "example.kgen.dev/v1")
 
 
+def test_converted_fields_are_marked_set_and_a_shared_fields_set_is_left_alone():
+    source = FrobberV1.from_json(b'{"spec":{"description":"d"}}')
+    converted = v1.to_internal_Frobber(source)
+    assert converted.spec.model_fields_set >= {"description", "replicas", "ports"}
+    assert converted.spec.model_dump(exclude_unset=True)["description"] == "d"
+
+    original = internal.FrobberSpec()
+    target = original.deep_copy()  # shares its fields set with `original`
+    v1.convert_v1_FrobberSpec_to_internal_FrobberSpec(source.spec, target, Scope())
+    assert target.description == "d" and "description" in target.model_fields_set
+    assert original.model_fields_set == set()
+
+
 def test_kinds_and_lists_are_registered_both_ways():
     assert v1.TO_INTERNAL[FrobberV1] is v1.to_internal_Frobber
     assert v1.FROM_INTERNAL[internal.Frobber] is v1.from_internal_Frobber

@@ -80,12 +80,20 @@ def test_deep_copy_is_equal_and_independent(typedef, data):
     copy = original.deep_copy()
     assert copy == original
     assert type(copy) is type(original)
-    assert copy.model_fields_set == original.model_fields_set
+    assert copy.__pydantic_fields_set__ == original.__pydantic_fields_set__
     assert copy.to_json() == snapshot
     shared = mutable_objects(original).keys() & mutable_objects(copy).keys()
     assert not shared, "the copy shares mutable objects with the original"
     mutate_everything(copy)
     assert original.to_json() == snapshot
+    # Assigning fields marks them set on the copy only (the two share their fields set
+    # until one of them changes it).
+    present = set(original.__pydantic_fields_set__)
+    for name in type(copy).model_fields:
+        setattr(copy, name, getattr(copy, name))
+    assert original.__pydantic_fields_set__ == present
+    assert copy.__pydantic_fields_set__ == set(type(copy).model_fields)
+    assert copy.__pydantic_fields_set__ is not original.__pydantic_fields_set__
 
 
 def test_every_kind_of_the_example_api_is_covered():
@@ -110,3 +118,48 @@ def test_deep_copy_shares_immutable_values():
     assert copy.spec.max_unavailable is original.spec.max_unavailable
     assert copy.spec.resources is not original.spec.resources
     assert copy.spec.resources["cpu"] is original.spec.resources["cpu"]
+
+
+def test_copies_share_the_fields_set_until_one_of_them_assigns_a_field():
+    from generated.example.v1 import FrobberPort
+
+    original = FrobberPort(name="web", port=80)
+    first, second = original.deep_copy(), original.deep_copy()
+    assert first.__pydantic_fields_set__ is original.__pydantic_fields_set__
+    assert second.deep_copy().__pydantic_fields_set__ is original.__pydantic_fields_set__
+
+    first.protocol = "UDP"
+    assert first.model_fields_set == {"name", "port", "protocol"}
+    assert original.model_fields_set == second.model_fields_set == {"name", "port"}
+    original.target_port = 8080
+    assert original.model_fields_set == {"name", "port", "target_port"}
+    assert second.model_fields_set == {"name", "port"}
+
+
+def test_model_fields_set_of_a_copy_is_its_own():
+    from generated.example.v1 import FrobberPort
+
+    original = FrobberPort(name="web", port=80)
+    copy = original.deep_copy()
+    copy.model_fields_set.add("protocol")
+    assert original.model_fields_set == {"name", "port"}
+    assert copy.model_dump(exclude_unset=True) == {"name": "web", "port": 80, "protocol": ""}
+
+
+def test_a_shared_fields_set_works_with_pydantic_copies_pickling_and_dumps():
+    import copy as stdlib_copy
+    import pickle
+
+    from generated.example.v1 import FrobberPort
+
+    original = FrobberPort(name="web", port=80)
+    copy = original.deep_copy()
+    assert copy.model_dump(exclude_unset=True) == {"name": "web", "port": 80}
+    assert copy.model_dump_json(exclude_unset=True) == '{"name":"web","port":80}'
+    for other in (stdlib_copy.copy(copy), stdlib_copy.deepcopy(copy), pickle.loads(pickle.dumps(copy))):
+        assert type(other.__pydantic_fields_set__) is set
+        assert other == original
+        assert other.__pydantic_fields_set__ == {"name", "port"}
+    updated = copy.model_copy(update={"protocol": "UDP"})
+    assert updated.model_fields_set == {"name", "port", "protocol"}
+    assert original.model_fields_set == {"name", "port"}

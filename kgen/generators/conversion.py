@@ -23,7 +23,14 @@ from dataclasses import dataclass, field
 from kgen.diagnostics import Diagnostics, Position
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
-from kgen.generators.python import ModuleContext, package_file, package_sources, per_universe, underlying
+from kgen.generators.python import (
+    ModuleContext,
+    package_file,
+    package_sources,
+    per_universe,
+    py_string,
+    underlying,
+)
 from kgen.hooks import check_arity
 from kgen.ir.model import Field, Package, TypeDef, TypeRef, Universe
 from kgen.render import GeneratedFile, render_python
@@ -268,6 +275,12 @@ class FunctionView:
     target_class: str
     source_class: str
 
+    @property
+    def assigned(self) -> str:
+        """The attributes the auto function assigns, as a Python tuple."""
+        names = [py_string(attribute) for attribute, _ in self.direction.assignments]
+        return f"({names[0]},)" if len(names) == 1 else f"({', '.join(names)})"
+
 
 def _file(universe: Universe, pair: Pair) -> GeneratedFile:
     context, directions = _plan(universe, pair)
@@ -288,6 +301,9 @@ def _file(universe: Universe, pair: Pair) -> GeneratedFile:
             )
         )
     roots = [(e.python_name, f"{internal_models}.{i.python_name}") for e, i in pair.types if e.is_kind or e.is_list]
+    values = mark_set = None
+    if any(d.assignments for d in directions):
+        values, mark_set = context.runtime("values"), context.runtime("mark_set")
     scope = context.python_class("kgen.runtime.conversion:Scope")
     default_scope = context.python_class("kgen.runtime.conversion:DEFAULT_SCOPE")
     sources = package_sources(pair.external, *(["conversion.py"] if hooks_module else []))
@@ -306,5 +322,8 @@ def _file(universe: Universe, pair: Pair) -> GeneratedFile:
         hooks_module=hooks_module,
         scope=scope,
         default_scope=default_scope,
+        values=values,
+        mark_set=mark_set,
+        py_string=py_string,
         docstring=docstring,
     )

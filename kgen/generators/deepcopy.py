@@ -78,14 +78,12 @@ def _copy_view(context: ModuleContext, typedef: TypeDef) -> CopyView:
         name=typedef.python_name,
         doc=f"A deep copy of a {typedef.name}: shares no mutable value with `src`.",
         statements=statements,
-        construct=SNIPPETS["construct"]
-        .format(
-            obj="copied",
-            cls=typedef.python_name,
-            values="values",
-            fields_set=SNIPPETS["copy_fields_set"].format(obj="src"),
-        )
-        .splitlines(),
+        construct=[
+            *SNIPPETS["share_fields_set"].format(obj="src", fields_set="fields_set").splitlines(),
+            *SNIPPETS["construct"]
+            .format(obj="copied", cls=typedef.python_name, values="values", fields_set="fields_set")
+            .splitlines(),
+        ],
     )
 
 

@@ -1,9 +1,9 @@
 """The base of every generated model and the small interface other generators use.
 
 Generated models are pydantic v2 models. Everything outside the models generator
-(deep copies today; defaulters, conversions, validators later) reaches model internals
-only through the functions at the bottom of this module, `construct`, `values` and
-`fields_set`, so that a second model backend can replace pydantic without touching
+(deep copies, defaulters, conversions, validators) reaches model internals only
+through the functions at the bottom of this module, `construct`, `values`, `fields_set`
+and `mark_set`, so that a second model backend can replace pydantic without touching
 those generators.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
-from typing import Annotated, Any, ClassVar, Self
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Self
 
 import annotated_types
 from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, ValidationInfo, model_validator
@@ -35,6 +35,7 @@ __all__ = [
     "Uint64",
     "GoBytes",
     "construct",
+    "SharedFieldsSet",
     "new_instance",
     "set_values",
     "set_fields_set",
@@ -42,6 +43,8 @@ __all__ = [
     "set_private",
     "values",
     "fields_set",
+    "mark_set",
+    "own_fields_set",
     "register_deep_copy",
     "is_zero",
     "encode_bytes",
@@ -154,6 +157,19 @@ class Model(BaseModel):
         """Decode already-parsed JSON data (for example from a YAML document)."""
         return cls.model_validate(data, by_alias=True, by_name=False, context=DECODE)
 
+    if not TYPE_CHECKING:
+
+        def __setattr__(self, name: str, value: Any) -> None:
+            # pydantic adds the name to the fields set, which may be shared with copies.
+            if self.__pydantic_fields_set__.__class__ is SharedFieldsSet:
+                own_fields_set(self)
+            super().__setattr__(name, value)
+
+    @property
+    def model_fields_set(self) -> set[str]:
+        """Names of the fields that were set explicitly (this object's own set, safe to change)."""
+        return own_fields_set(self)
+
     def deep_copy(self) -> Self:
         """A deep copy that shares nothing mutable with this object and skips validation."""
         return self.__kgen_deep_copy__(self)
@@ -201,11 +217,17 @@ class IntEnum(int):
 #: Source snippets that generators inline in hot code (deep copies) instead of calling
 #: `values`, `fields_set` and `construct`; a second backend supplies its own. `{obj}` is
 #: the object, `{cls}` its class, `{values}` and `{fields_set}` what `construct` takes.
-#: `construct` is several statements; the names it uses are `INLINE_NAMES`, which the
-#: generated module imports from here under a leading underscore.
+#: `share_fields_set` binds `{fields_set}` to `{obj}`'s fields set, made shareable with
+#: copies (see `SharedFieldsSet`). Both are several statements; the names they use are
+#: `INLINE_NAMES`, which the generated module imports from here under a leading underscore.
 SNIPPETS = {
     "copy_values": "{obj}.__dict__.copy()",
-    "copy_fields_set": "{obj}.__pydantic_fields_set__.copy()",
+    "share_fields_set": (
+        "{fields_set} = {obj}.__pydantic_fields_set__\n"
+        "if {fields_set}.__class__ is not _SharedFieldsSet:\n"
+        "    {fields_set} = _SharedFieldsSet({fields_set})\n"
+        "    _set_fields_set({obj}, {fields_set})"
+    ),
     "construct": (
         "{obj} = _new_instance({cls})\n"
         "_set_values({obj}, {values})\n"
@@ -214,7 +236,14 @@ SNIPPETS = {
         "_set_private({obj}, None)"
     ),
 }
-INLINE_NAMES = ("new_instance", "set_values", "set_fields_set", "set_extra", "set_private")
+INLINE_NAMES = (
+    "new_instance",
+    "set_values",
+    "set_fields_set",
+    "set_extra",
+    "set_private",
+    "SharedFieldsSet",
+)
 
 new_instance = object.__new__
 
@@ -225,6 +254,25 @@ set_values = BaseModel.__dict__["__dict__"].__set__
 set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
 set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+
+
+class SharedFieldsSet(set):
+    """A fields set that a deep copy shares with its source, copy-on-write.
+
+    Both holders treat it as immutable: `Model.__setattr__` and `Model.model_fields_set`
+    replace it with a plain set of their own before anything can change it, and copying
+    or pickling it gives a plain set. A deep copy then costs no set per object.
+    """
+
+    __slots__ = ()
+
+    __copy__ = set.copy  # a plain set: set's methods return the base type
+
+    def __deepcopy__(self, memo: Any) -> set[str]:
+        return set(self)
+
+    def __reduce__(self) -> Any:
+        return set, (list(self),)
 
 
 def construct(
@@ -252,8 +300,26 @@ def values(obj: Model) -> dict[str, Any]:
 
 
 def fields_set(obj: Model) -> set[str]:
-    """Python names of the fields that were present when the object was decoded or built."""
+    """Python names of the fields that were present when the object was decoded or built.
+
+    Not a copy, and possibly shared with deep copies: read it, change it only through
+    `mark_set`.
+    """
     return obj.__pydantic_fields_set__
+
+
+def own_fields_set(obj: Model) -> set[str]:
+    """The object's fields set, first made its own if it shares it with copies."""
+    present = obj.__pydantic_fields_set__
+    if present.__class__ is SharedFieldsSet:
+        present = set(present)
+        set_fields_set(obj, present)
+    return present
+
+
+def mark_set(obj: Model, names: tuple[str, ...]) -> None:
+    """Record fields as set, as assigning each of them would (after writing `values(obj)`)."""
+    own_fields_set(obj).update(names)
 
 
 def register_deep_copy(cls: type[Model], function: Callable[[Any], Any]) -> None:

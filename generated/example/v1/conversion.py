@@ -21,6 +21,8 @@ from kgen.runtime.apimachinery.meta.v1.deepcopy import (
 )
 from kgen.runtime.conversion import DEFAULT_SCOPE as _DEFAULT_SCOPE
 from kgen.runtime.conversion import Scope as _Scope
+from kgen.runtime.model import mark_set as _mark_set
+from kgen.runtime.model import values as _values
 from .. import models as _example_models
 from .models import (
     Frobber,
@@ -42,10 +44,12 @@ def auto_convert_v1_FrobberClass_to_internal_FrobberClass(
     src: FrobberClass, dst: _example_models.FrobberClass, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.metadata = _meta_v1_deep_copy_ObjectMeta(src.metadata)
-    dst.controller = src.controller
-    dst.parameters = None if src.parameters is None else src.parameters.copy()
-    dst.quota = src.quota
+    dst_values = _values(dst)
+    dst_values["metadata"] = _meta_v1_deep_copy_ObjectMeta(src.metadata)
+    dst_values["controller"] = src.controller
+    dst_values["parameters"] = None if src.parameters is None else src.parameters.copy()
+    dst_values["quota"] = src.quota
+    _mark_set(dst, ("metadata", "controller", "parameters", "quota"))
 
 
 def convert_v1_FrobberClass_to_internal_FrobberClass(
@@ -68,10 +72,12 @@ def auto_convert_internal_FrobberClass_to_v1_FrobberClass(
     src: _example_models.FrobberClass, dst: FrobberClass, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.metadata = _meta_v1_deep_copy_ObjectMeta(src.metadata)
-    dst.controller = src.controller
-    dst.parameters = None if src.parameters is None else src.parameters.copy()
-    dst.quota = src.quota
+    dst_values = _values(dst)
+    dst_values["metadata"] = _meta_v1_deep_copy_ObjectMeta(src.metadata)
+    dst_values["controller"] = src.controller
+    dst_values["parameters"] = None if src.parameters is None else src.parameters.copy()
+    dst_values["quota"] = src.quota
+    _mark_set(dst, ("metadata", "controller", "parameters", "quota"))
 
 
 def convert_internal_FrobberClass_to_v1_FrobberClass(
@@ -94,12 +100,14 @@ def auto_convert_v1_FrobberClassList_to_internal_FrobberClassList(
     src: FrobberClassList, dst: _example_models.FrobberClassList, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.metadata = _meta_v1_deep_copy_ListMeta(src.metadata)
-    dst.items = (
+    dst_values = _values(dst)
+    dst_values["metadata"] = _meta_v1_deep_copy_ListMeta(src.metadata)
+    dst_values["items"] = (
         None
         if src.items is None
         else [to_internal_FrobberClass(item0, scope) for item0 in src.items]
     )
+    _mark_set(dst, ("metadata", "items"))
 
 
 def convert_v1_FrobberClassList_to_internal_FrobberClassList(
@@ -122,12 +130,14 @@ def auto_convert_internal_FrobberClassList_to_v1_FrobberClassList(
     src: _example_models.FrobberClassList, dst: FrobberClassList, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.metadata = _meta_v1_deep_copy_ListMeta(src.metadata)
-    dst.items = (
+    dst_values = _values(dst)
+    dst_values["metadata"] = _meta_v1_deep_copy_ListMeta(src.metadata)
+    dst_values["items"] = (
         None
         if src.items is None
         else [from_internal_FrobberClass(item0, scope) for item0 in src.items]
     )
+    _mark_set(dst, ("metadata", "items"))
 
 
 def convert_internal_FrobberClassList_to_v1_FrobberClassList(
@@ -150,9 +160,11 @@ def auto_convert_v1_Frobber_to_internal_Frobber(
     src: Frobber, dst: _example_models.Frobber, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.metadata = _meta_v1_deep_copy_ObjectMeta(src.metadata)
-    dst.spec = to_internal_FrobberSpec(src.spec, scope)
-    dst.status = to_internal_FrobberStatus(src.status, scope)
+    dst_values = _values(dst)
+    dst_values["metadata"] = _meta_v1_deep_copy_ObjectMeta(src.metadata)
+    dst_values["spec"] = to_internal_FrobberSpec(src.spec, scope)
+    dst_values["status"] = to_internal_FrobberStatus(src.status, scope)
+    _mark_set(dst, ("metadata", "spec", "status"))
 
 
 def to_internal_Frobber(
@@ -168,9 +180,11 @@ def auto_convert_internal_Frobber_to_v1_Frobber(
     src: _example_models.Frobber, dst: Frobber, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.metadata = _meta_v1_deep_copy_ObjectMeta(src.metadata)
-    dst.spec = from_internal_FrobberSpec(src.spec, scope)
-    dst.status = from_internal_FrobberStatus(src.status, scope)
+    dst_values = _values(dst)
+    dst_values["metadata"] = _meta_v1_deep_copy_ObjectMeta(src.metadata)
+    dst_values["spec"] = from_internal_FrobberSpec(src.spec, scope)
+    dst_values["status"] = from_internal_FrobberStatus(src.status, scope)
+    _mark_set(dst, ("metadata", "spec", "status"))
 
 
 def convert_internal_Frobber_to_v1_Frobber(
@@ -193,27 +207,28 @@ def auto_convert_v1_FrobberSpec_to_internal_FrobberSpec(
     src: FrobberSpec, dst: _example_models.FrobberSpec, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.description = src.description
-    dst.priority = src.priority
-    dst.params = None if src.params is None else src.params.copy()
-    dst.height_in_inches = src.height_in_inches
-    dst.width = src.width
-    dst.replicas = src.replicas
-    dst.mode = src.mode
-    dst.turbo = src.turbo
-    dst.ports = (
+    dst_values = _values(dst)
+    dst_values["description"] = src.description
+    dst_values["priority"] = src.priority
+    dst_values["params"] = None if src.params is None else src.params.copy()
+    dst_values["height_in_inches"] = src.height_in_inches
+    dst_values["width"] = src.width
+    dst_values["replicas"] = src.replicas
+    dst_values["mode"] = src.mode
+    dst_values["turbo"] = src.turbo
+    dst_values["ports"] = (
         None
         if src.ports is None
         else [to_internal_FrobberPort(item0, scope) for item0 in src.ports]
     )
-    dst.resources = None if src.resources is None else src.resources.copy()
-    dst.selector = (
+    dst_values["resources"] = None if src.resources is None else src.resources.copy()
+    dst_values["selector"] = (
         None if src.selector is None else _meta_v1_deep_copy_LabelSelector(src.selector)
     )
-    dst.source = to_internal_FrobberSource(src.source, scope)
-    dst.max_unavailable = src.max_unavailable
-    dst.interval = src.interval
-    dst.extra_args = (
+    dst_values["source"] = to_internal_FrobberSource(src.source, scope)
+    dst_values["max_unavailable"] = src.max_unavailable
+    dst_values["interval"] = src.interval
+    dst_values["extra_args"] = (
         None
         if src.extra_args is None
         else {
@@ -221,16 +236,39 @@ def auto_convert_v1_FrobberSpec_to_internal_FrobberSpec(
             for key0, item0 in src.extra_args.items()
         }
     )
-    dst.config = (
+    dst_values["config"] = (
         None
         if src.config is None
         else None if src.config is None else src.config.deep_copy()
     )
-    dst.checksum = src.checksum
-    dst.schedule = (
+    dst_values["checksum"] = src.checksum
+    dst_values["schedule"] = (
         None
         if src.schedule is None
         else to_internal_FrobberSchedule(src.schedule, scope)
+    )
+    _mark_set(
+        dst,
+        (
+            "description",
+            "priority",
+            "params",
+            "height_in_inches",
+            "width",
+            "replicas",
+            "mode",
+            "turbo",
+            "ports",
+            "resources",
+            "selector",
+            "source",
+            "max_unavailable",
+            "interval",
+            "extra_args",
+            "config",
+            "checksum",
+            "schedule",
+        ),
     )
 
 
@@ -254,27 +292,28 @@ def auto_convert_internal_FrobberSpec_to_v1_FrobberSpec(
     src: _example_models.FrobberSpec, dst: FrobberSpec, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.description = src.description
-    dst.priority = src.priority
-    dst.params = None if src.params is None else src.params.copy()
-    dst.height_in_inches = src.height_in_inches
-    dst.width = src.width
-    dst.replicas = src.replicas
-    dst.mode = src.mode
-    dst.turbo = src.turbo
-    dst.ports = (
+    dst_values = _values(dst)
+    dst_values["description"] = src.description
+    dst_values["priority"] = src.priority
+    dst_values["params"] = None if src.params is None else src.params.copy()
+    dst_values["height_in_inches"] = src.height_in_inches
+    dst_values["width"] = src.width
+    dst_values["replicas"] = src.replicas
+    dst_values["mode"] = src.mode
+    dst_values["turbo"] = src.turbo
+    dst_values["ports"] = (
         None
         if src.ports is None
         else [from_internal_FrobberPort(item0, scope) for item0 in src.ports]
     )
-    dst.resources = None if src.resources is None else src.resources.copy()
-    dst.selector = (
+    dst_values["resources"] = None if src.resources is None else src.resources.copy()
+    dst_values["selector"] = (
         None if src.selector is None else _meta_v1_deep_copy_LabelSelector(src.selector)
     )
-    dst.source = from_internal_FrobberSource(src.source, scope)
-    dst.max_unavailable = src.max_unavailable
-    dst.interval = src.interval
-    dst.extra_args = (
+    dst_values["source"] = from_internal_FrobberSource(src.source, scope)
+    dst_values["max_unavailable"] = src.max_unavailable
+    dst_values["interval"] = src.interval
+    dst_values["extra_args"] = (
         None
         if src.extra_args is None
         else {
@@ -282,16 +321,39 @@ def auto_convert_internal_FrobberSpec_to_v1_FrobberSpec(
             for key0, item0 in src.extra_args.items()
         }
     )
-    dst.config = (
+    dst_values["config"] = (
         None
         if src.config is None
         else None if src.config is None else src.config.deep_copy()
     )
-    dst.checksum = src.checksum
-    dst.schedule = (
+    dst_values["checksum"] = src.checksum
+    dst_values["schedule"] = (
         None
         if src.schedule is None
         else from_internal_FrobberSchedule(src.schedule, scope)
+    )
+    _mark_set(
+        dst,
+        (
+            "description",
+            "priority",
+            "params",
+            "height_in_inches",
+            "width",
+            "replicas",
+            "mode",
+            "turbo",
+            "ports",
+            "resources",
+            "selector",
+            "source",
+            "max_unavailable",
+            "interval",
+            "extra_args",
+            "config",
+            "checksum",
+            "schedule",
+        ),
     )
 
 
@@ -315,17 +377,36 @@ def auto_convert_v1_FrobberSchedule_to_internal_FrobberSchedule(
     src: FrobberSchedule, dst: _example_models.FrobberSchedule, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.trigger = src.trigger
-    dst.cron = src.cron
-    dst.interval_minutes = src.interval_minutes
-    dst.start_hour = src.start_hour
-    dst.end_hour = src.end_hour
-    dst.weekdays = None if src.weekdays is None else src.weekdays.copy()
-    dst.days = None if src.days is None else src.days.copy()
-    dst.time_zone = src.time_zone
-    dst.owner = src.owner
-    dst.window = src.window
-    dst.widget_labels = None if src.widget_labels is None else src.widget_labels.copy()
+    dst_values = _values(dst)
+    dst_values["trigger"] = src.trigger
+    dst_values["cron"] = src.cron
+    dst_values["interval_minutes"] = src.interval_minutes
+    dst_values["start_hour"] = src.start_hour
+    dst_values["end_hour"] = src.end_hour
+    dst_values["weekdays"] = None if src.weekdays is None else src.weekdays.copy()
+    dst_values["days"] = None if src.days is None else src.days.copy()
+    dst_values["time_zone"] = src.time_zone
+    dst_values["owner"] = src.owner
+    dst_values["window"] = src.window
+    dst_values["widget_labels"] = (
+        None if src.widget_labels is None else src.widget_labels.copy()
+    )
+    _mark_set(
+        dst,
+        (
+            "trigger",
+            "cron",
+            "interval_minutes",
+            "start_hour",
+            "end_hour",
+            "weekdays",
+            "days",
+            "time_zone",
+            "owner",
+            "window",
+            "widget_labels",
+        ),
+    )
 
 
 def convert_v1_FrobberSchedule_to_internal_FrobberSchedule(
@@ -348,17 +429,36 @@ def auto_convert_internal_FrobberSchedule_to_v1_FrobberSchedule(
     src: _example_models.FrobberSchedule, dst: FrobberSchedule, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.trigger = src.trigger
-    dst.cron = src.cron
-    dst.interval_minutes = src.interval_minutes
-    dst.start_hour = src.start_hour
-    dst.end_hour = src.end_hour
-    dst.weekdays = None if src.weekdays is None else src.weekdays.copy()
-    dst.days = None if src.days is None else src.days.copy()
-    dst.time_zone = src.time_zone
-    dst.owner = src.owner
-    dst.window = src.window
-    dst.widget_labels = None if src.widget_labels is None else src.widget_labels.copy()
+    dst_values = _values(dst)
+    dst_values["trigger"] = src.trigger
+    dst_values["cron"] = src.cron
+    dst_values["interval_minutes"] = src.interval_minutes
+    dst_values["start_hour"] = src.start_hour
+    dst_values["end_hour"] = src.end_hour
+    dst_values["weekdays"] = None if src.weekdays is None else src.weekdays.copy()
+    dst_values["days"] = None if src.days is None else src.days.copy()
+    dst_values["time_zone"] = src.time_zone
+    dst_values["owner"] = src.owner
+    dst_values["window"] = src.window
+    dst_values["widget_labels"] = (
+        None if src.widget_labels is None else src.widget_labels.copy()
+    )
+    _mark_set(
+        dst,
+        (
+            "trigger",
+            "cron",
+            "interval_minutes",
+            "start_hour",
+            "end_hour",
+            "weekdays",
+            "days",
+            "time_zone",
+            "owner",
+            "window",
+            "widget_labels",
+        ),
+    )
 
 
 def convert_internal_FrobberSchedule_to_v1_FrobberSchedule(
@@ -381,8 +481,10 @@ def auto_convert_v1_FrobberCommon_to_internal_FrobberCommon(
     src: FrobberCommon, dst: _example_models.FrobberCommon, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.description = src.description
-    dst.priority = src.priority
+    dst_values = _values(dst)
+    dst_values["description"] = src.description
+    dst_values["priority"] = src.priority
+    _mark_set(dst, ("description", "priority"))
 
 
 def convert_v1_FrobberCommon_to_internal_FrobberCommon(
@@ -405,8 +507,10 @@ def auto_convert_internal_FrobberCommon_to_v1_FrobberCommon(
     src: _example_models.FrobberCommon, dst: FrobberCommon, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.description = src.description
-    dst.priority = src.priority
+    dst_values = _values(dst)
+    dst_values["description"] = src.description
+    dst_values["priority"] = src.priority
+    _mark_set(dst, ("description", "priority"))
 
 
 def convert_internal_FrobberCommon_to_v1_FrobberCommon(
@@ -429,10 +533,12 @@ def auto_convert_v1_FrobberPort_to_internal_FrobberPort(
     src: FrobberPort, dst: _example_models.FrobberPort, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.name = src.name
-    dst.port = src.port
-    dst.protocol = src.protocol
-    dst.target_port = src.target_port
+    dst_values = _values(dst)
+    dst_values["name"] = src.name
+    dst_values["port"] = src.port
+    dst_values["protocol"] = src.protocol
+    dst_values["target_port"] = src.target_port
+    _mark_set(dst, ("name", "port", "protocol", "target_port"))
 
 
 def convert_v1_FrobberPort_to_internal_FrobberPort(
@@ -455,10 +561,12 @@ def auto_convert_internal_FrobberPort_to_v1_FrobberPort(
     src: _example_models.FrobberPort, dst: FrobberPort, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.name = src.name
-    dst.port = src.port
-    dst.protocol = src.protocol
-    dst.target_port = src.target_port
+    dst_values = _values(dst)
+    dst_values["name"] = src.name
+    dst_values["port"] = src.port
+    dst_values["protocol"] = src.protocol
+    dst_values["target_port"] = src.target_port
+    _mark_set(dst, ("name", "port", "protocol", "target_port"))
 
 
 def convert_internal_FrobberPort_to_v1_FrobberPort(
@@ -481,11 +589,15 @@ def auto_convert_v1_FrobberSource_to_internal_FrobberSource(
     src: FrobberSource, dst: _example_models.FrobberSource, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.type = src.type
-    dst.git = None if src.git is None else to_internal_GitSource(src.git, scope)
-    dst.inline = (
+    dst_values = _values(dst)
+    dst_values["type"] = src.type
+    dst_values["git"] = (
+        None if src.git is None else to_internal_GitSource(src.git, scope)
+    )
+    dst_values["inline"] = (
         None if src.inline is None else to_internal_InlineSource(src.inline, scope)
     )
+    _mark_set(dst, ("type", "git", "inline"))
 
 
 def convert_v1_FrobberSource_to_internal_FrobberSource(
@@ -508,11 +620,15 @@ def auto_convert_internal_FrobberSource_to_v1_FrobberSource(
     src: _example_models.FrobberSource, dst: FrobberSource, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.type = src.type
-    dst.git = None if src.git is None else from_internal_GitSource(src.git, scope)
-    dst.inline = (
+    dst_values = _values(dst)
+    dst_values["type"] = src.type
+    dst_values["git"] = (
+        None if src.git is None else from_internal_GitSource(src.git, scope)
+    )
+    dst_values["inline"] = (
         None if src.inline is None else from_internal_InlineSource(src.inline, scope)
     )
+    _mark_set(dst, ("type", "git", "inline"))
 
 
 def convert_internal_FrobberSource_to_v1_FrobberSource(
@@ -535,9 +651,11 @@ def auto_convert_v1_GitSource_to_internal_GitSource(
     src: GitSource, dst: _example_models.GitSource, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.url = src.url
-    dst.revision = src.revision
-    dst.tag = src.tag
+    dst_values = _values(dst)
+    dst_values["url"] = src.url
+    dst_values["revision"] = src.revision
+    dst_values["tag"] = src.tag
+    _mark_set(dst, ("url", "revision", "tag"))
 
 
 def convert_v1_GitSource_to_internal_GitSource(
@@ -560,9 +678,11 @@ def auto_convert_internal_GitSource_to_v1_GitSource(
     src: _example_models.GitSource, dst: GitSource, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.url = src.url
-    dst.revision = src.revision
-    dst.tag = src.tag
+    dst_values = _values(dst)
+    dst_values["url"] = src.url
+    dst_values["revision"] = src.revision
+    dst_values["tag"] = src.tag
+    _mark_set(dst, ("url", "revision", "tag"))
 
 
 def convert_internal_GitSource_to_v1_GitSource(
@@ -585,7 +705,9 @@ def auto_convert_v1_InlineSource_to_internal_InlineSource(
     src: InlineSource, dst: _example_models.InlineSource, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.instructions = src.instructions
+    dst_values = _values(dst)
+    dst_values["instructions"] = src.instructions
+    _mark_set(dst, ("instructions",))
 
 
 def convert_v1_InlineSource_to_internal_InlineSource(
@@ -608,7 +730,9 @@ def auto_convert_internal_InlineSource_to_v1_InlineSource(
     src: _example_models.InlineSource, dst: InlineSource, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.instructions = src.instructions
+    dst_values = _values(dst)
+    dst_values["instructions"] = src.instructions
+    _mark_set(dst, ("instructions",))
 
 
 def convert_internal_InlineSource_to_v1_InlineSource(
@@ -631,15 +755,26 @@ def auto_convert_v1_FrobberStatus_to_internal_FrobberStatus(
     src: FrobberStatus, dst: _example_models.FrobberStatus, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.observed_generation = src.observed_generation
-    dst.phase = src.phase
-    dst.conditions = (
+    dst_values = _values(dst)
+    dst_values["observed_generation"] = src.observed_generation
+    dst_values["phase"] = src.phase
+    dst_values["conditions"] = (
         None
         if src.conditions is None
         else [_meta_v1_deep_copy_Condition(item0) for item0 in src.conditions]
     )
-    dst.last_frobbed = src.last_frobbed
-    dst.ready_replicas = src.ready_replicas
+    dst_values["last_frobbed"] = src.last_frobbed
+    dst_values["ready_replicas"] = src.ready_replicas
+    _mark_set(
+        dst,
+        (
+            "observed_generation",
+            "phase",
+            "conditions",
+            "last_frobbed",
+            "ready_replicas",
+        ),
+    )
 
 
 def convert_v1_FrobberStatus_to_internal_FrobberStatus(
@@ -662,15 +797,26 @@ def auto_convert_internal_FrobberStatus_to_v1_FrobberStatus(
     src: _example_models.FrobberStatus, dst: FrobberStatus, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.observed_generation = src.observed_generation
-    dst.phase = src.phase
-    dst.conditions = (
+    dst_values = _values(dst)
+    dst_values["observed_generation"] = src.observed_generation
+    dst_values["phase"] = src.phase
+    dst_values["conditions"] = (
         None
         if src.conditions is None
         else [_meta_v1_deep_copy_Condition(item0) for item0 in src.conditions]
     )
-    dst.last_frobbed = src.last_frobbed
-    dst.ready_replicas = src.ready_replicas
+    dst_values["last_frobbed"] = src.last_frobbed
+    dst_values["ready_replicas"] = src.ready_replicas
+    _mark_set(
+        dst,
+        (
+            "observed_generation",
+            "phase",
+            "conditions",
+            "last_frobbed",
+            "ready_replicas",
+        ),
+    )
 
 
 def convert_internal_FrobberStatus_to_v1_FrobberStatus(
@@ -693,12 +839,14 @@ def auto_convert_v1_FrobberList_to_internal_FrobberList(
     src: FrobberList, dst: _example_models.FrobberList, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.metadata = _meta_v1_deep_copy_ListMeta(src.metadata)
-    dst.items = (
+    dst_values = _values(dst)
+    dst_values["metadata"] = _meta_v1_deep_copy_ListMeta(src.metadata)
+    dst_values["items"] = (
         None
         if src.items is None
         else [to_internal_Frobber(item0, scope) for item0 in src.items]
     )
+    _mark_set(dst, ("metadata", "items"))
 
 
 def convert_v1_FrobberList_to_internal_FrobberList(
@@ -721,12 +869,14 @@ def auto_convert_internal_FrobberList_to_v1_FrobberList(
     src: _example_models.FrobberList, dst: FrobberList, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.metadata = _meta_v1_deep_copy_ListMeta(src.metadata)
-    dst.items = (
+    dst_values = _values(dst)
+    dst_values["metadata"] = _meta_v1_deep_copy_ListMeta(src.metadata)
+    dst_values["items"] = (
         None
         if src.items is None
         else [from_internal_Frobber(item0, scope) for item0 in src.items]
     )
+    _mark_set(dst, ("metadata", "items"))
 
 
 def convert_internal_FrobberList_to_v1_FrobberList(

@@ -18,6 +18,7 @@ from kgen.runtime.apimachinery.meta.v1.deepcopy import (
 from kgen.runtime.apimachinery.meta.v1.deepcopy import (
     deep_copy_ObjectMeta as _meta_v1_deep_copy_ObjectMeta,
 )
+from kgen.runtime.model import SharedFieldsSet as _SharedFieldsSet
 from kgen.runtime.model import new_instance as _new_instance
 from kgen.runtime.model import register_deep_copy as _register_deep_copy
 from kgen.runtime.model import set_extra as _set_extra
@@ -46,9 +47,13 @@ def deep_copy_FrobberClass(src: FrobberClass) -> FrobberClass:
     values["metadata"] = _meta_v1_deep_copy_ObjectMeta(values["metadata"])
     if (value := values["parameters"]) is not None:
         values["parameters"] = value.copy()
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(FrobberClass)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -60,9 +65,13 @@ def deep_copy_FrobberClassList(src: FrobberClassList) -> FrobberClassList:
     values["metadata"] = _meta_v1_deep_copy_ListMeta(values["metadata"])
     if (value := values["items"]) is not None:
         values["items"] = list(map(deep_copy_FrobberClass, value))
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(FrobberClassList)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -75,9 +84,13 @@ def deep_copy_FrobberSource(src: FrobberSource) -> FrobberSource:
         values["git"] = deep_copy_GitSource(value)
     if (value := values["inline"]) is not None:
         values["inline"] = deep_copy_InlineSource(value)
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(FrobberSource)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -104,9 +117,13 @@ def deep_copy_FrobberSpec(src: FrobberSpec) -> FrobberSpec:
         values["config"] = value.deep_copy()
     if (value := values["schedule"]) is not None:
         values["schedule"] = deep_copy_FrobberSchedule(value)
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(FrobberSpec)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -117,9 +134,13 @@ def deep_copy_FrobberStatus(src: FrobberStatus) -> FrobberStatus:
     values = src.__dict__.copy()
     if (value := values["conditions"]) is not None:
         values["conditions"] = list(map(_meta_v1_deep_copy_Condition, value))
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(FrobberStatus)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -131,9 +152,13 @@ def deep_copy_Frobber(src: Frobber) -> Frobber:
     values["metadata"] = _meta_v1_deep_copy_ObjectMeta(values["metadata"])
     values["spec"] = deep_copy_FrobberSpec(values["spec"])
     values["status"] = deep_copy_FrobberStatus(values["status"])
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(Frobber)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -148,9 +173,13 @@ def deep_copy_FrobberSchedule(src: FrobberSchedule) -> FrobberSchedule:
         values["days"] = value.copy()
     if (value := values["widget_labels"]) is not None:
         values["widget_labels"] = value.copy()
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(FrobberSchedule)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -159,9 +188,13 @@ def deep_copy_FrobberSchedule(src: FrobberSchedule) -> FrobberSchedule:
 def deep_copy_FrobberCommon(src: FrobberCommon) -> FrobberCommon:
     """A deep copy of a FrobberCommon: shares no mutable value with `src`."""
     values = src.__dict__.copy()
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(FrobberCommon)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -170,9 +203,13 @@ def deep_copy_FrobberCommon(src: FrobberCommon) -> FrobberCommon:
 def deep_copy_FrobberPort(src: FrobberPort) -> FrobberPort:
     """A deep copy of a FrobberPort: shares no mutable value with `src`."""
     values = src.__dict__.copy()
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(FrobberPort)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -181,9 +218,13 @@ def deep_copy_FrobberPort(src: FrobberPort) -> FrobberPort:
 def deep_copy_GitSource(src: GitSource) -> GitSource:
     """A deep copy of a GitSource: shares no mutable value with `src`."""
     values = src.__dict__.copy()
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(GitSource)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -192,9 +233,13 @@ def deep_copy_GitSource(src: GitSource) -> GitSource:
 def deep_copy_InlineSource(src: InlineSource) -> InlineSource:
     """A deep copy of a InlineSource: shares no mutable value with `src`."""
     values = src.__dict__.copy()
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(InlineSource)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -206,9 +251,13 @@ def deep_copy_FrobberList(src: FrobberList) -> FrobberList:
     values["metadata"] = _meta_v1_deep_copy_ListMeta(values["metadata"])
     if (value := values["items"]) is not None:
         values["items"] = list(map(deep_copy_Frobber, value))
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(FrobberList)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied

@@ -20,6 +20,8 @@ from kgen.runtime.apimachinery.meta.v1.deepcopy import (
 )
 from kgen.runtime.conversion import DEFAULT_SCOPE as _DEFAULT_SCOPE
 from kgen.runtime.conversion import Scope as _Scope
+from kgen.runtime.model import mark_set as _mark_set
+from kgen.runtime.model import values as _values
 from .. import models as _example_models
 from .models import (
     Frobber,
@@ -35,9 +37,11 @@ def auto_convert_v1beta1_Frobber_to_internal_Frobber(
     src: Frobber, dst: _example_models.Frobber, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.metadata = _meta_v1_deep_copy_ObjectMeta(src.metadata)
-    dst.spec = to_internal_FrobberSpec(src.spec, scope)
-    dst.status = to_internal_FrobberStatus(src.status, scope)
+    dst_values = _values(dst)
+    dst_values["metadata"] = _meta_v1_deep_copy_ObjectMeta(src.metadata)
+    dst_values["spec"] = to_internal_FrobberSpec(src.spec, scope)
+    dst_values["status"] = to_internal_FrobberStatus(src.status, scope)
+    _mark_set(dst, ("metadata", "spec", "status"))
 
 
 def to_internal_Frobber(
@@ -53,9 +57,11 @@ def auto_convert_internal_Frobber_to_v1beta1_Frobber(
     src: _example_models.Frobber, dst: Frobber, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.metadata = _meta_v1_deep_copy_ObjectMeta(src.metadata)
-    dst.spec = from_internal_FrobberSpec(src.spec, scope)
-    dst.status = from_internal_FrobberStatus(src.status, scope)
+    dst_values = _values(dst)
+    dst_values["metadata"] = _meta_v1_deep_copy_ObjectMeta(src.metadata)
+    dst_values["spec"] = from_internal_FrobberSpec(src.spec, scope)
+    dst_values["status"] = from_internal_FrobberStatus(src.status, scope)
+    _mark_set(dst, ("metadata", "spec", "status"))
 
 
 def convert_internal_Frobber_to_v1beta1_Frobber(
@@ -78,22 +84,38 @@ def auto_convert_v1beta1_FrobberSpec_to_internal_FrobberSpec(
     src: FrobberSpec, dst: _example_models.FrobberSpec, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.description = src.description
-    dst.priority = src.priority
-    dst.params = None if src.params is None else src.params.copy()
-    dst.replicas = src.replicas
-    dst.mode = src.mode
-    dst.turbo = src.turbo
-    dst.ports = (
+    dst_values = _values(dst)
+    dst_values["description"] = src.description
+    dst_values["priority"] = src.priority
+    dst_values["params"] = None if src.params is None else src.params.copy()
+    dst_values["replicas"] = src.replicas
+    dst_values["mode"] = src.mode
+    dst_values["turbo"] = src.turbo
+    dst_values["ports"] = (
         None
         if src.ports is None
         else [to_internal_FrobberPort(item0, scope) for item0 in src.ports]
     )
-    dst.resources = None if src.resources is None else src.resources.copy()
-    dst.selector = (
+    dst_values["resources"] = None if src.resources is None else src.resources.copy()
+    dst_values["selector"] = (
         None if src.selector is None else _meta_v1_deep_copy_LabelSelector(src.selector)
     )
-    dst.max_unavailable = src.max_unavailable
+    dst_values["max_unavailable"] = src.max_unavailable
+    _mark_set(
+        dst,
+        (
+            "description",
+            "priority",
+            "params",
+            "replicas",
+            "mode",
+            "turbo",
+            "ports",
+            "resources",
+            "selector",
+            "max_unavailable",
+        ),
+    )
 
 
 def to_internal_FrobberSpec(
@@ -109,22 +131,38 @@ def auto_convert_internal_FrobberSpec_to_v1beta1_FrobberSpec(
     src: _example_models.FrobberSpec, dst: FrobberSpec, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.description = src.description
-    dst.priority = src.priority
-    dst.params = None if src.params is None else src.params.copy()
-    dst.replicas = src.replicas
-    dst.mode = src.mode
-    dst.turbo = src.turbo
-    dst.ports = (
+    dst_values = _values(dst)
+    dst_values["description"] = src.description
+    dst_values["priority"] = src.priority
+    dst_values["params"] = None if src.params is None else src.params.copy()
+    dst_values["replicas"] = src.replicas
+    dst_values["mode"] = src.mode
+    dst_values["turbo"] = src.turbo
+    dst_values["ports"] = (
         None
         if src.ports is None
         else [from_internal_FrobberPort(item0, scope) for item0 in src.ports]
     )
-    dst.resources = None if src.resources is None else src.resources.copy()
-    dst.selector = (
+    dst_values["resources"] = None if src.resources is None else src.resources.copy()
+    dst_values["selector"] = (
         None if src.selector is None else _meta_v1_deep_copy_LabelSelector(src.selector)
     )
-    dst.max_unavailable = src.max_unavailable
+    dst_values["max_unavailable"] = src.max_unavailable
+    _mark_set(
+        dst,
+        (
+            "description",
+            "priority",
+            "params",
+            "replicas",
+            "mode",
+            "turbo",
+            "ports",
+            "resources",
+            "selector",
+            "max_unavailable",
+        ),
+    )
 
 
 def from_internal_FrobberSpec(
@@ -140,8 +178,10 @@ def auto_convert_v1beta1_FrobberCommon_to_internal_FrobberCommon(
     src: FrobberCommon, dst: _example_models.FrobberCommon, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.description = src.description
-    dst.priority = src.priority
+    dst_values = _values(dst)
+    dst_values["description"] = src.description
+    dst_values["priority"] = src.priority
+    _mark_set(dst, ("description", "priority"))
 
 
 def convert_v1beta1_FrobberCommon_to_internal_FrobberCommon(
@@ -164,8 +204,10 @@ def auto_convert_internal_FrobberCommon_to_v1beta1_FrobberCommon(
     src: _example_models.FrobberCommon, dst: FrobberCommon, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.description = src.description
-    dst.priority = src.priority
+    dst_values = _values(dst)
+    dst_values["description"] = src.description
+    dst_values["priority"] = src.priority
+    _mark_set(dst, ("description", "priority"))
 
 
 def convert_internal_FrobberCommon_to_v1beta1_FrobberCommon(
@@ -188,9 +230,11 @@ def auto_convert_v1beta1_FrobberPort_to_internal_FrobberPort(
     src: FrobberPort, dst: _example_models.FrobberPort, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.name = src.name
-    dst.port = src.port
-    dst.protocol = src.protocol
+    dst_values = _values(dst)
+    dst_values["name"] = src.name
+    dst_values["port"] = src.port
+    dst_values["protocol"] = src.protocol
+    _mark_set(dst, ("name", "port", "protocol"))
 
 
 def convert_v1beta1_FrobberPort_to_internal_FrobberPort(
@@ -213,9 +257,11 @@ def auto_convert_internal_FrobberPort_to_v1beta1_FrobberPort(
     src: _example_models.FrobberPort, dst: FrobberPort, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.name = src.name
-    dst.port = src.port
-    dst.protocol = src.protocol
+    dst_values = _values(dst)
+    dst_values["name"] = src.name
+    dst_values["port"] = src.port
+    dst_values["protocol"] = src.protocol
+    _mark_set(dst, ("name", "port", "protocol"))
 
 
 def from_internal_FrobberPort(
@@ -231,13 +277,15 @@ def auto_convert_v1beta1_FrobberStatus_to_internal_FrobberStatus(
     src: FrobberStatus, dst: _example_models.FrobberStatus, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.observed_generation = src.observed_generation
-    dst.phase = src.phase
-    dst.conditions = (
+    dst_values = _values(dst)
+    dst_values["observed_generation"] = src.observed_generation
+    dst_values["phase"] = src.phase
+    dst_values["conditions"] = (
         None
         if src.conditions is None
         else [_meta_v1_deep_copy_Condition(item0) for item0 in src.conditions]
     )
+    _mark_set(dst, ("observed_generation", "phase", "conditions"))
 
 
 def convert_v1beta1_FrobberStatus_to_internal_FrobberStatus(
@@ -260,13 +308,15 @@ def auto_convert_internal_FrobberStatus_to_v1beta1_FrobberStatus(
     src: _example_models.FrobberStatus, dst: FrobberStatus, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.observed_generation = src.observed_generation
-    dst.phase = src.phase
-    dst.conditions = (
+    dst_values = _values(dst)
+    dst_values["observed_generation"] = src.observed_generation
+    dst_values["phase"] = src.phase
+    dst_values["conditions"] = (
         None
         if src.conditions is None
         else [_meta_v1_deep_copy_Condition(item0) for item0 in src.conditions]
     )
+    _mark_set(dst, ("observed_generation", "phase", "conditions"))
 
 
 def from_internal_FrobberStatus(
@@ -282,12 +332,14 @@ def auto_convert_v1beta1_FrobberList_to_internal_FrobberList(
     src: FrobberList, dst: _example_models.FrobberList, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.metadata = _meta_v1_deep_copy_ListMeta(src.metadata)
-    dst.items = (
+    dst_values = _values(dst)
+    dst_values["metadata"] = _meta_v1_deep_copy_ListMeta(src.metadata)
+    dst_values["items"] = (
         None
         if src.items is None
         else [to_internal_Frobber(item0, scope) for item0 in src.items]
     )
+    _mark_set(dst, ("metadata", "items"))
 
 
 def convert_v1beta1_FrobberList_to_internal_FrobberList(
@@ -310,12 +362,14 @@ def auto_convert_internal_FrobberList_to_v1beta1_FrobberList(
     src: _example_models.FrobberList, dst: FrobberList, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
-    dst.metadata = _meta_v1_deep_copy_ListMeta(src.metadata)
-    dst.items = (
+    dst_values = _values(dst)
+    dst_values["metadata"] = _meta_v1_deep_copy_ListMeta(src.metadata)
+    dst_values["items"] = (
         None
         if src.items is None
         else [from_internal_Frobber(item0, scope) for item0 in src.items]
     )
+    _mark_set(dst, ("metadata", "items"))
 
 
 def convert_internal_FrobberList_to_v1beta1_FrobberList(

@@ -17,6 +17,7 @@ from kgen.runtime.apimachinery.meta.v1.deepcopy import (
 from kgen.runtime.apimachinery.meta.v1.deepcopy import (
     deep_copy_ObjectMeta as _meta_v1_deep_copy_ObjectMeta,
 )
+from kgen.runtime.model import SharedFieldsSet as _SharedFieldsSet
 from kgen.runtime.model import new_instance as _new_instance
 from kgen.runtime.model import register_deep_copy as _register_deep_copy
 from kgen.runtime.model import set_extra as _set_extra
@@ -44,9 +45,13 @@ def deep_copy_FrobberSpec(src: FrobberSpec) -> FrobberSpec:
         values["resources"] = value.copy()
     if (value := values["selector"]) is not None:
         values["selector"] = _meta_v1_deep_copy_LabelSelector(value)
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(FrobberSpec)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -57,9 +62,13 @@ def deep_copy_FrobberStatus(src: FrobberStatus) -> FrobberStatus:
     values = src.__dict__.copy()
     if (value := values["conditions"]) is not None:
         values["conditions"] = list(map(_meta_v1_deep_copy_Condition, value))
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(FrobberStatus)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -71,9 +80,13 @@ def deep_copy_Frobber(src: Frobber) -> Frobber:
     values["metadata"] = _meta_v1_deep_copy_ObjectMeta(values["metadata"])
     values["spec"] = deep_copy_FrobberSpec(values["spec"])
     values["status"] = deep_copy_FrobberStatus(values["status"])
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(Frobber)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -82,9 +95,13 @@ def deep_copy_Frobber(src: Frobber) -> Frobber:
 def deep_copy_FrobberCommon(src: FrobberCommon) -> FrobberCommon:
     """A deep copy of a FrobberCommon: shares no mutable value with `src`."""
     values = src.__dict__.copy()
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(FrobberCommon)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -93,9 +110,13 @@ def deep_copy_FrobberCommon(src: FrobberCommon) -> FrobberCommon:
 def deep_copy_FrobberPort(src: FrobberPort) -> FrobberPort:
     """A deep copy of a FrobberPort: shares no mutable value with `src`."""
     values = src.__dict__.copy()
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(FrobberPort)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -107,9 +128,13 @@ def deep_copy_FrobberList(src: FrobberList) -> FrobberList:
     values["metadata"] = _meta_v1_deep_copy_ListMeta(values["metadata"])
     if (value := values["items"]) is not None:
         values["items"] = list(map(deep_copy_Frobber, value))
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(FrobberList)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied

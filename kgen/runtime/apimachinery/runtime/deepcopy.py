@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from kgen.runtime.model import SharedFieldsSet as _SharedFieldsSet
 from kgen.runtime.model import new_instance as _new_instance
 from kgen.runtime.model import register_deep_copy as _register_deep_copy
 from kgen.runtime.model import set_extra as _set_extra
@@ -19,9 +20,13 @@ from .models import (
 def deep_copy_Unknown(src: Unknown) -> Unknown:
     """A deep copy of a Unknown: shares no mutable value with `src`."""
     values = src.__dict__.copy()
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(Unknown)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -30,9 +35,13 @@ def deep_copy_Unknown(src: Unknown) -> Unknown:
 def deep_copy_TypeMeta(src: TypeMeta) -> TypeMeta:
     """A deep copy of a TypeMeta: shares no mutable value with `src`."""
     values = src.__dict__.copy()
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(TypeMeta)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from kgen.runtime.model import SharedFieldsSet as _SharedFieldsSet
 from kgen.runtime.model import new_instance as _new_instance
 from kgen.runtime.model import register_deep_copy as _register_deep_copy
 from kgen.runtime.model import set_extra as _set_extra
@@ -30,9 +31,13 @@ from .models import (
 def deep_copy_TypeMeta(src: TypeMeta) -> TypeMeta:
     """A deep copy of a TypeMeta: shares no mutable value with `src`."""
     values = src.__dict__.copy()
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(TypeMeta)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -41,9 +46,13 @@ def deep_copy_TypeMeta(src: TypeMeta) -> TypeMeta:
 def deep_copy_ListMeta(src: ListMeta) -> ListMeta:
     """A deep copy of a ListMeta: shares no mutable value with `src`."""
     values = src.__dict__.copy()
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(ListMeta)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -62,9 +71,13 @@ def deep_copy_ObjectMeta(src: ObjectMeta) -> ObjectMeta:
         values["finalizers"] = value.copy()
     if (value := values["managed_fields"]) is not None:
         values["managed_fields"] = list(map(deep_copy_ManagedFieldsEntry, value))
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(ObjectMeta)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -73,9 +86,13 @@ def deep_copy_ObjectMeta(src: ObjectMeta) -> ObjectMeta:
 def deep_copy_OwnerReference(src: OwnerReference) -> OwnerReference:
     """A deep copy of a OwnerReference: shares no mutable value with `src`."""
     values = src.__dict__.copy()
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(OwnerReference)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -86,9 +103,13 @@ def deep_copy_ManagedFieldsEntry(src: ManagedFieldsEntry) -> ManagedFieldsEntry:
     values = src.__dict__.copy()
     if (value := values["fields_v1"]) is not None:
         values["fields_v1"] = value.deep_copy()
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(ManagedFieldsEntry)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -103,9 +124,13 @@ def deep_copy_LabelSelector(src: LabelSelector) -> LabelSelector:
         values["match_expressions"] = list(
             map(deep_copy_LabelSelectorRequirement, value)
         )
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(LabelSelector)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -118,9 +143,13 @@ def deep_copy_LabelSelectorRequirement(
     values = src.__dict__.copy()
     if (value := values["values"]) is not None:
         values["values"] = value.copy()
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(LabelSelectorRequirement)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -129,9 +158,13 @@ def deep_copy_LabelSelectorRequirement(
 def deep_copy_Condition(src: Condition) -> Condition:
     """A deep copy of a Condition: shares no mutable value with `src`."""
     values = src.__dict__.copy()
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(Condition)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -143,9 +176,13 @@ def deep_copy_Status(src: Status) -> Status:
     values["metadata"] = deep_copy_ListMeta(values["metadata"])
     if (value := values["details"]) is not None:
         values["details"] = deep_copy_StatusDetails(value)
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(Status)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -156,9 +193,13 @@ def deep_copy_StatusDetails(src: StatusDetails) -> StatusDetails:
     values = src.__dict__.copy()
     if (value := values["causes"]) is not None:
         values["causes"] = list(map(deep_copy_StatusCause, value))
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(StatusDetails)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
@@ -167,9 +208,13 @@ def deep_copy_StatusDetails(src: StatusDetails) -> StatusDetails:
 def deep_copy_StatusCause(src: StatusCause) -> StatusCause:
     """A deep copy of a StatusCause: shares no mutable value with `src`."""
     values = src.__dict__.copy()
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
     copied = _new_instance(StatusCause)
     _set_values(copied, values)
-    _set_fields_set(copied, src.__pydantic_fields_set__.copy())
+    _set_fields_set(copied, fields_set)
     _set_extra(copied, None)
     _set_private(copied, None)
     return copied
