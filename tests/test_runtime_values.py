@@ -78,6 +78,17 @@ def test_time_writes_utc_seconds_and_microtime_micros():
     assert Time.from_datetime(datetime(2024, 1, 1)).tzinfo == timezone.utc  # naive means UTC
 
 
+def test_a_time_built_directly_is_written_as_the_same_instant_in_utc():
+    # Built with the datetime constructor, a Time keeps the zone it was given; naive means
+    # UTC here too, whatever the machine's local zone.
+    assert Time(2024, 5, 1, 12, 0, 0).to_json() == "2024-05-01T12:00:00Z"
+    assert Time(1, 2, 3, 4, 5, 6).to_json() == "0001-02-03T04:05:06Z"
+    plus_two = timezone(timedelta(hours=2))
+    assert Time(2024, 5, 1, 14, 0, 0, tzinfo=plus_two).to_json() == "2024-05-01T12:00:00Z"
+    assert MicroTime(2024, 5, 1, 14, 0, 0, 7, tzinfo=plus_two).to_json() == "2024-05-01T12:00:00.000007Z"
+    assert MicroTime(2024, 5, 1, 12, 0, 0, 7).to_json() == "2024-05-01T12:00:00.000007Z"
+
+
 @pytest.mark.parametrize(
     "text, nanos, written",
     [
