@@ -163,3 +163,23 @@ def test_a_shared_fields_set_works_with_pydantic_copies_pickling_and_dumps():
     updated = copy.model_copy(update={"protocol": "UDP"})
     assert updated.model_fields_set == {"name", "port", "protocol"}
     assert original.model_fields_set == {"name", "port"}
+
+
+def test_a_subclass_with_private_attributes_is_built_and_copied_as_itself():
+    from pydantic import PrivateAttr
+
+    from generated.example.v1 import FrobberPort
+
+    class Tracked(FrobberPort):
+        _seen: int = PrivateAttr(default=0)
+
+        def __init__(self, **data):
+            self._seen = 1  # before super().__init__, as pydantic allows
+            super().__init__(**data)
+
+    tracked = Tracked(name="web")
+    tracked._seen = 2
+    copy = tracked.deep_copy()
+    assert type(copy) is Tracked and copy._seen == 2 and copy == tracked
+    copy.port = 8080
+    assert tracked.model_fields_set == {"name"} and copy.model_fields_set == {"name", "port"}

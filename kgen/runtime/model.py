@@ -161,7 +161,11 @@ class Model(BaseModel):
 
         def __setattr__(self, name: str, value: Any) -> None:
             # pydantic adds the name to the fields set, which may be shared with copies.
-            if self.__pydantic_fields_set__.__class__ is SharedFieldsSet:
+            try:
+                shared = self.__pydantic_fields_set__.__class__ is SharedFieldsSet
+            except AttributeError:  # not initialized yet: a subclass's __init__ before super()'s
+                shared = False
+            if shared:
                 own_fields_set(self)
             super().__setattr__(name, value)
 
@@ -172,7 +176,14 @@ class Model(BaseModel):
 
     def deep_copy(self) -> Self:
         """A deep copy that shares nothing mutable with this object and skips validation."""
+        if self.__class__ is not self.__kgen_deep_copied__:
+            # A subclass of a generated model (its own fields, private attributes): the
+            # generated function would build the base class.
+            return self.model_copy(deep=True)
         return self.__kgen_deep_copy__(self)
+
+    #: The class whose generated deep copy `__kgen_deep_copy__` is.
+    __kgen_deep_copied__: ClassVar[type | None] = None
 
     @staticmethod
     def __kgen_deep_copy__(obj):  # replaced per class by the generated deepcopy module
@@ -325,6 +336,7 @@ def mark_set(obj: Model, names: tuple[str, ...]) -> None:
 def register_deep_copy(cls: type[Model], function: Callable[[Any], Any]) -> None:
     """Install a generated deep copy function as `cls.deep_copy`'s implementation."""
     cls.__kgen_deep_copy__ = staticmethod(function)
+    cls.__kgen_deep_copied__ = cls
 
 
 def unquote_string_option(value: Any) -> Any:
