@@ -20,11 +20,9 @@ import pydantic_core
 from pydantic_core import PydanticSerializationError
 
 _RAW_PREFIX = "\x00kgen-raw:"
-_RAW_PATTERN = re.compile(r'"\\u0000kgen-raw:([^"]*)"')
+_RAW_PATTERN = re.compile(rb'"\\u0000kgen-raw:([^"]*)"')
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
-_HTML_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 _TO_JSON = pydantic_core.to_json
-_RAW_PATTERN_BYTES = re.compile(rb'"\\u0000kgen-raw:([^"]*)"')
 
 
 class _Raw(str):
@@ -65,22 +63,23 @@ def marshal(value: Any) -> bytes:
         return _marshal_text(value)
     if b"NaN" in data or b"Infinity" in data:
         return _marshal_text(value)
+    return _go_escapes(data)
+
+
+def _marshal_text(value: Any) -> bytes:
+    """`marshal` through the standard library's encoder."""
+    return _go_escapes(_ENCODE(value).encode("utf-8"))
+
+
+def _go_escapes(data: bytes) -> bytes:
+    """Go's HTML-safe escapes, and the raw numbers written in place of their markers."""
     if b"<" in data or b">" in data or b"&" in data:
         data = data.replace(b"<", b"\\u003c").replace(b">", b"\\u003e").replace(b"&", b"\\u0026")
     if b"\xe2" in data and b"\xe2\x80" in data:  # U+2028 and U+2029 in UTF-8 start so
         data = data.replace("\u2028".encode(), b"\\u2028").replace("\u2029".encode(), b"\\u2029")
     if b"\\" in data and b"\\u0000kgen-raw:" in data:
-        data = _RAW_PATTERN_BYTES.sub(rb"\1", data)
+        data = _RAW_PATTERN.sub(rb"\1", data)
     return data
-
-
-def _marshal_text(value: Any) -> bytes:
-    text = _ENCODE(value)
-    if "<" in text or ">" in text or "&" in text or "\u2028" in text or "\u2029" in text:
-        text = text.translate(_HTML_SAFE)
-    if "\\u0000kgen-raw:" in text:
-        text = _RAW_PATTERN.sub(lambda m: m.group(1), text)
-    return text.encode("utf-8")
 
 
 def encode_bytes(value: bytes) -> str:

@@ -103,6 +103,11 @@ class Model(BaseModel):
     #: Every Python and JSON name of the class's fields.
     __kgen_names__: ClassVar[frozenset[str]] = frozenset()
 
+    #: The generated deep copy function (`register_deep_copy`) and the class it builds;
+    #: without one, or for a subclass, `deep_copy` is pydantic's `model_copy(deep=True)`.
+    __kgen_deep_copy__: ClassVar[Callable[[Any], Any]]
+    __kgen_deep_copied__: ClassVar[type | None] = None
+
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
@@ -181,13 +186,6 @@ class Model(BaseModel):
             # generated function would build the base class.
             return self.model_copy(deep=True)
         return self.__kgen_deep_copy__(self)
-
-    #: The class whose generated deep copy `__kgen_deep_copy__` is.
-    __kgen_deep_copied__: ClassVar[type | None] = None
-
-    @staticmethod
-    def __kgen_deep_copy__(obj):  # replaced per class by the generated deepcopy module
-        return obj.model_copy(deep=True)
 
 
 class StringEnum(str):
