@@ -276,7 +276,7 @@ class _FileReader:
         if kind == "raw_string_literal":
             return self.text(node)[1:-1]
         if kind == "int_literal":
-            return int(self.text(node).replace("_", ""), 0)
+            return go_int(self.text(node))
         if kind == "float_literal":
             return float(self.text(node).replace("_", ""))
         if kind == "iota":
@@ -305,6 +305,14 @@ class _FileReader:
             if args is not None and len(args.named_children) == 1:
                 return self.evaluate(args.named_children[0], iota, known)
         return None
+
+
+def go_int(text: str) -> int:
+    """A Go integer literal: decimal, `0x`, `0o`, `0b`, legacy octal `0644`, `_` separators."""
+    digits = text.replace("_", "").lower()
+    if len(digits) > 1 and digits[0] == "0" and digits[1].isdigit():
+        return int(digits[1:], 8)
+    return int(digits, 0)
 
 
 def _binary(operator: str, left: object, right: object):
