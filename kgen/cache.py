@@ -83,8 +83,13 @@ def load(key: str) -> tuple[list[GeneratedFile], Diagnostics] | None:
     except (OSError, ValueError, KeyError):
         return None
     diagnostics = Diagnostics()
-    for path, line, col, message in entry["warnings"]:
-        diagnostics.items.append(Diagnostic(Position(path, line, col), Severity.WARNING, message))
+    try:
+        for path, line, col, message, severity, verbose in entry["warnings"]:
+            diagnostics.items.append(Diagnostic(Position(path, line, col), Severity(severity), message))
+            if verbose:
+                diagnostics.third_party.add(path)
+    except ValueError:
+        return None  # an entry of an older kgen
     return files, diagnostics
 
 
@@ -102,7 +107,8 @@ def store(key: str, files: list[GeneratedFile], diagnostics: Diagnostics) -> Non
                 _atomic_write(blob, generated.content)
             entries.append([generated.path, generated.generator, sha])
         warnings = [
-            [d.position.path, d.position.line, d.position.col, d.message] for d in diagnostics.warnings
+            [d.position.path, d.position.line, d.position.col, d.message, d.severity.value, diagnostics.is_verbose(d)]
+            for d in diagnostics.sorted()
         ]
         _atomic_write(root / "runs" / f"{key}.json", json.dumps({"files": entries, "warnings": warnings}))
     except OSError:

@@ -40,6 +40,10 @@ def _input_options(function):
         ),  # fmt: skip
         click.option("--tags", metavar="TAG[,TAG]", help="Extra build tags for //go:build constraints."),
         click.option(
+            "-v", "--verbose", is_flag=True,
+            help="Also show notes, and warnings about third-party packages (the module cache, vendor/, import maps).",
+        ),  # fmt: skip
+        click.option(
             "--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
             default=Path("pyproject.toml"), show_default=True, help="File with a [tool.kgen] table.",
         ),  # fmt: skip
@@ -58,7 +62,8 @@ def _guarded(function):
             return function(*args, **kwargs)
         except InputError as err:
             for diagnostic in err.diagnostics:
-                click.echo(str(diagnostic), err=True)
+                if diagnostic.severity.value != "note":
+                    click.echo(str(diagnostic), err=True)
             errors = sum(1 for d in err.diagnostics if d.severity.value == "error")
             click.echo(f"kgen: {errors} error{'s' if errors != 1 else ''} in the input; nothing was written", err=True)
             sys.exit(EXIT_INPUT)
@@ -112,13 +117,13 @@ def main() -> None:
 @click.option("--only", metavar="GEN[,GEN]", help=f"Only these generators: {', '.join(GENERATORS)}.")
 @click.option("--verify-only", is_flag=True, help="Write nothing; exit 1 with a diff when generated files drifted.")
 @_guarded
-def generate(config_path, input_dir, module, import_map, tags, output, only, verify_only) -> None:
+def generate(config_path, input_dir, module, import_map, tags, verbose, output, only, verify_only) -> None:
     """Generate code from the API types into the output directory."""
     from kgen import pipeline
 
     options = _options(config_path, input_dir, module, import_map, tags, output, only)
     result = pipeline.generate(options)
-    pipeline.print_warnings(result.diagnostics)
+    pipeline.print_warnings(result.diagnostics, verbose)
     _emit(result.files, options.output, options.selected, verify_only)
 
 
@@ -137,7 +142,7 @@ def _emit(files, output: Path, scope: tuple[str, ...], verify_only: bool) -> Non
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False, path_type=Path), help="Write the JSON here instead of stdout.")
 @click.option("--schema", is_flag=True, help="Print the JSON Schema of the IR document instead.")
 @_guarded
-def ir(config_path, input_dir, module, import_map, tags, output_file, schema) -> None:
+def ir(config_path, input_dir, module, import_map, tags, verbose, output_file, schema) -> None:
     """Print the resolved IR as versioned JSON (the format third-party generators read)."""
     from kgen import pipeline
     from kgen.ir.model import IR_FORMAT, Universe
@@ -148,7 +153,7 @@ def ir(config_path, input_dir, module, import_map, tags, output_file, schema) ->
     else:
         options = _options(config_path, input_dir, module, import_map, tags)
         universe, diagnostics = pipeline.build(options)
-        pipeline.print_warnings(diagnostics)
+        pipeline.print_warnings(diagnostics, verbose)
         document = universe.model_dump(mode="json")
     text = json.dumps(document, indent=2, sort_keys=False) + "\n"
     if output_file:
@@ -171,7 +176,7 @@ def markers() -> None:
 @_input_options
 @click.option("--write", is_flag=True, help="Add the tags to the Go sources (otherwise list them and exit 1).")
 @_guarded
-def protobuf_tags(config_path, input_dir, module, import_map, tags, write) -> None:
+def protobuf_tags(config_path, input_dir, module, import_map, tags, verbose, write) -> None:
     """Number the members that have no protobuf: tag (highest + 1, in field order)."""
     from kgen import pipeline
     from kgen.protobuf_tags import apply, missing
@@ -180,7 +185,7 @@ def protobuf_tags(config_path, input_dir, module, import_map, tags, write) -> No
     universe, diagnostics = pipeline.build(options)
     additions = missing(universe, diagnostics)
     diagnostics.raise_if_errors()
-    pipeline.print_warnings(diagnostics)
+    pipeline.print_warnings(diagnostics, verbose)
     if not additions:
         click.echo("kgen: every member of a protobuf package has a protobuf tag", err=True)
         return

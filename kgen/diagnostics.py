@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 class Severity(enum.Enum):
     ERROR = "error"
     WARNING = "warning"
+    NOTE = "note"
+    """Something kgen passed over that does not change its output; shown with -v."""
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -56,6 +58,9 @@ class Diagnostics:
     """Collects diagnostics from all stages of one run."""
 
     items: list[Diagnostic] = field(default_factory=list)
+    third_party: set[str] = field(default_factory=set)
+    """Display paths of directories holding packages the user did not write (the module
+    cache, vendor/, import-map directories): their warnings are shown only with -v."""
 
     def error(self, position: Position, message: str) -> None:
         """Record an error: generation will not write anything."""
@@ -64,6 +69,20 @@ class Diagnostics:
     def warning(self, position: Position, message: str) -> None:
         """Record a warning: printed, but generation goes on."""
         self.items.append(Diagnostic(position, Severity.WARNING, message))
+
+    def note(self, position: Position, message: str) -> None:
+        """Record a note: shown only with -v."""
+        self.items.append(Diagnostic(position, Severity.NOTE, message))
+
+    def is_verbose(self, diagnostic: Diagnostic) -> bool:
+        """Whether the diagnostic is shown only with -v: a note, or a warning about a package
+        the user did not write (they cannot act on it in their repository)."""
+        if diagnostic.severity is Severity.NOTE:
+            return True
+        if diagnostic.severity is Severity.ERROR:
+            return False
+        path = diagnostic.position.path
+        return any(path == prefix or path.startswith(prefix + "/") for prefix in self.third_party)
 
     @property
     def errors(self) -> list[Diagnostic]:

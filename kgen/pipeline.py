@@ -10,7 +10,7 @@ import sys
 from dataclasses import dataclass
 
 from kgen import cache
-from kgen.diagnostics import Diagnostics
+from kgen.diagnostics import Diagnostics, Severity
 from kgen.generators import CHECKS, GENERATORS, GeneratorOptions
 from kgen.ir.build import BuildOptions, build_universe
 from kgen.ir.model import Universe
@@ -67,7 +67,16 @@ def generate(options: Options, *, bootstrap: bool = False, use_cache: bool = Tru
     return Result(universe, files, diagnostics)
 
 
-def print_warnings(diagnostics: Diagnostics) -> None:
-    for warning in diagnostics.sorted():
-        if warning.severity.value == "warning":
-            print(warning, file=sys.stderr)
+def print_warnings(diagnostics: Diagnostics, verbose: bool = False) -> None:
+    """Print the warnings (and with `verbose`, the notes and the warnings about packages the
+    user did not write) to stderr, in file order."""
+    hidden = 0
+    for diagnostic in diagnostics.sorted():
+        if diagnostic.severity is Severity.ERROR:
+            continue
+        if diagnostics.is_verbose(diagnostic) and not verbose:
+            hidden += diagnostic.severity is Severity.WARNING
+            continue
+        print(diagnostic, file=sys.stderr)
+    if hidden:
+        print(f"kgen: {hidden} warning{'s' if hidden != 1 else ''} about third-party packages not shown (-v shows them)", file=sys.stderr)

@@ -9,6 +9,7 @@ diagnostic at the place it was written.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from kgen.hooks import read_hook_modules
 from kgen.ir.model import API_RULE_EXCEPTIONS, EnumValue, Field, Hook, Member, Package, ProtobufInfo, TypeDef, TypeRef, Universe
 from kgen.markers.grammar import doc_lines, extract_markers
 from kgen.markers.registry import REGISTRY, Marker, Scope
-from kgen.source import buildtags
+from kgen.source import buildtags, constexpr
 from kgen.source.loader import SourcePackage, load_packages
 from kgen.source.syntax import CommentBlock, ConstDecl, FieldDecl, GoFile, TypeDecl, TypeExpr
 from kgen.source.tags import JSONTag, ProtobufTag, TagError, parse_struct_tag
@@ -73,6 +74,21 @@ class _SourceInfo:
     markers: tuple[Marker, ...]
     builtin: bool
     dependency: bool
+    const_index: dict[str, tuple[ConstDecl, GoFile]] = field(default_factory=dict)
+
+    @property
+    def role(self) -> str:
+        """`api`: an API group/version of the input (every type is generated); `library`: an
+        input package of shared types (`dependency`: one from outside the input; `builtin`:
+        one of kgen's well-known packages): only the types API types reach are generated."""
+        if self.builtin:
+            return "builtin"
+        if self.dependency:
+            return "dependency"
+        if any(m.name == "groupName" for m in self.markers):
+            return "api"
+        directory = self.source.directory.name
+        return "api" if _VERSION.match(directory) or _has_kinds(self) else "library"
 
 
 def _pos(position: Position) -> str:
@@ -113,6 +129,7 @@ class _Builder:
         self._type_markers: dict[tuple[str, str], list[Marker]] = {}
         self.alias_stack: set[tuple[str, str]] = set()
         self.loaded_dirs: set[Path] = set()
+        self._const_values: dict[tuple[str, str], object] = {}
 
     # -- loading ----------------------------------------------------------------
 
@@ -149,8 +166,9 @@ class _Builder:
                 decls[decl.name] = (decl, go_file)
             consts.extend((c, go_file) for c in go_file.consts)
         self.packages[source.import_path] = _SourceInfo(
-            source, decls, consts, tuple(package_markers), builtin, dependency
-        )
+            source, decls, consts, tuple(package_markers), builtin, dependency,
+            const_index={c.name: (c, f) for c, f in consts},
+        )  # fmt: skip
 
     def ensure_package(self, import_path: str) -> _SourceInfo | None:
         if import_path in self.packages:
@@ -415,8 +433,12 @@ class _Builder:
 
     def enum_values(self, info: _SourceInfo, type_name: str) -> tuple[EnumValue, ...]:
         consts = []
+        package = info.source.import_path
         for c, _ in info.consts:
-            if c.type_name is None or c.type_name.kind != "ident" or c.type_name.name != type_name or c.value is None:
+            if self.const_type(package, c.name) != (package, type_name):
+                continue
+            value = self.const_value(package, c.name)
+            if value is None:
                 continue
             markers = self.parse_markers((c.doc,), Scope.CONSTANT)
             if any(m.name == "k8s:enumExclude" and m.value is not False for m in markers):
@@ -426,7 +448,7 @@ class _Builder:
                 for m in markers
                 if m.name in ("k8s:ifEnabled", "k8s:ifDisabled") and m.value.name == "k8s:enumExclude"
             )
-            consts.append((c, markers, excluded_when))
+            consts.append((_with_value(c, value), markers, excluded_when))
         python_names = names.enum_constants([c.name for c, _, _ in consts], type_name)
         return tuple(
             EnumValue(
@@ -435,6 +457,61 @@ class _Builder:
             )  # fmt: skip
             for (c, markers, excluded_when), p in zip(consts, python_names)
         )
+
+    # -- constants ----------------------------------------------------------------
+
+    def const_value(self, package: str, name: str, visiting: frozenset = frozenset()):
+        """The value of a package-level constant, evaluated with the whole package and its
+        imports in view (None when it is not a constant kgen can know)."""
+        key = (package, name)
+        if key in self._const_values:
+            return self._const_values[key]
+        info = self.packages.get(package)
+        entry = info.const_index.get(name) if info is not None else None
+        if entry is None or key in visiting:
+            return None
+        decl, go_file = entry
+        value = decl.value
+        if value is None:
+            value = constexpr.evaluate(decl.expr, lambda e: self._const_ref(package, go_file, e, visiting | {key}))
+        self._const_values[key] = value
+        return value
+
+    def _const_ref(self, package: str, go_file: GoFile, expr: constexpr.ConstExpr, visiting: frozenset):
+        if expr.kind == "ident":
+            return self.const_value(package, expr.name, visiting)
+        import_path = self.import_table(go_file).get(expr.package)
+        if import_path is None:
+            return None
+        if (import_path, expr.name) in constexpr.STANDARD_CONSTANTS:
+            return constexpr.STANDARD_CONSTANTS[(import_path, expr.name)]
+        if self.ensure_package(import_path) is None:
+            return None
+        return self.const_value(import_path, expr.name, visiting)
+
+    def const_type(self, package: str, name: str, visiting: frozenset = frozenset()) -> tuple[str, str] | None:
+        """The named type of a constant as (package, name): as declared, as its conversion
+        gives it (`T("v")`), or as the typed constant it is defined from (`A = B`)."""
+        info = self.packages.get(package)
+        entry = info.const_index.get(name) if info is not None else None
+        if entry is None or (package, name) in visiting:
+            return None
+        decl, go_file = entry
+        if decl.type_name is not None:
+            if decl.type_name.kind == "ident":
+                return (package, decl.type_name.name) if decl.type_name.name not in _BASIC else None
+            if decl.type_name.kind == "qualified":
+                import_path = self.import_table(go_file).get(decl.type_name.package)
+                return (import_path, decl.type_name.name) if import_path else None
+            return None
+        expr = decl.expr
+        if expr.kind == "ident":
+            return self.const_type(package, expr.name, visiting | {(package, name)})
+        if expr.kind == "qualified":
+            import_path = self.import_table(go_file).get(expr.package)
+            if import_path and self.ensure_package(import_path) is not None:
+                return self.const_type(import_path, expr.name, visiting | {(package, name)})
+        return None
 
     def members(self, fields: tuple[FieldDecl, ...], package: str, go_file: GoFile) -> list[Member]:
         out: list[Member] = []
@@ -460,6 +537,8 @@ class _Builder:
                     self.diagnostics.error(decl.tag_position or decl.position, str(err))
             if type_ref is None:
                 continue
+            if not self._holds_data_ref(type_ref, decl):
+                continue
             doc = _comment_doc(decl.doc)
             comment = _comment_lines(decl.doc)
             go_names = decl.names or (_embedded_name(decl.type),)
@@ -475,6 +554,20 @@ class _Builder:
                     )  # fmt: skip
                 )
         return out
+
+    def _holds_data_ref(self, ref: TypeRef, member: FieldDecl) -> bool:
+        """Report a member whose named type is an interface with methods, a func or a chan."""
+        for named in _named_refs(ref):
+            decl = self._declaration(named.package, named.name)
+            if decl is not None and not _holds_data(decl):
+                what = {"func": "a func type", "chan": "a channel type"}.get(decl.type.kind, "an interface with methods")
+                name = member.names[0] if member.names else _embedded_name(member.type)
+                self.diagnostics.error(
+                    member.type.position,
+                    f"field {name}: {named.name} is {what}, which cannot be serialized; API types hold data only",
+                )
+                return False
+        return True
 
     def _is_struct(self, ref: TypeRef) -> bool:
         if ref.kind == "pointer":
@@ -683,20 +776,44 @@ class _Builder:
 
     def build(self) -> Universe:
         self.load()
-        built: set[str] = set()
-        while pending := [p for p in self.packages if p not in built]:  # imports load more packages
-            for import_path in pending:
-                built.add(import_path)
-                for name, (decl, _) in list(self.packages[import_path].decls.items()):
-                    if decl.alias:
-                        self.resolve_named(import_path, name, decl.position)
-                    else:
-                        self.typedef(import_path, name)
+        for import_path, info in list(self.packages.items()):
+            if info.role != "api" and not (self.options.bootstrap and info.builtin):
+                continue  # only what API types reach is read from other packages
+            for name, (decl, _) in list(info.decls.items()):
+                if decl.alias:
+                    self.resolve_named(import_path, name, decl.position)
+                elif _holds_data(decl):
+                    self.typedef(import_path, name)
+        self._reach()
         self._check_value_cycles()
         self._match_default_keys()
-        packages = [self.package(path, info) for path, info in sorted(self.packages.items())]
+        packages = [
+            self.package(path, info)
+            for path, info in sorted(self.packages.items())
+            if info.role == "api" or (self.options.bootstrap and info.builtin) or self._built_in(path)
+        ]
         self._check_python_collisions(packages)
         return Universe(module=self.options.module, packages=tuple(packages), api_rule_exceptions=self._api_rule_exceptions())
+
+    def _built_in(self, import_path: str) -> bool:
+        """Whether any type of the package was built (reached from an API type)."""
+        return any(key[0] == import_path and typedef is not None for key, typedef in self.typedefs.items())
+
+    def _reach(self) -> None:
+        """Build every type the built types refer to, until nothing new is reached."""
+        done: set[tuple[str, str]] = set()
+        while pending := [key for key in self.typedefs if key not in done]:
+            for key in pending:
+                done.add(key)
+                typedef = self.typedefs[key]
+                if typedef is None:
+                    continue
+                refs = [f.type for f in typedef.fields] + [m.type for m in typedef.members]
+                refs += [r for r in (typedef.underlying, typedef.list_item) if r is not None]
+                for ref in refs:
+                    for named in _named_refs(ref):
+                        if (named.package, named.name) not in self.typedefs:
+                            self.typedef(named.package, named.name)
 
     def _api_rule_exceptions(self) -> tuple[str, ...] | None:
         """The known API rule violations (openapi-gen's exceptions list), one per line."""
@@ -891,6 +1008,40 @@ def _dominant(group):
         return shallow[0]
     tagged = [c for c in shallow if c[3]]
     return tagged[0] if len(tagged) == 1 else None
+
+
+def _with_value(decl: ConstDecl, value) -> ConstDecl:
+    """The constant with its value as the package evaluates it."""
+    return decl if decl.value == value else dataclasses.replace(decl, value=value)
+
+
+def _named_refs(ref: TypeRef):
+    """The named types a type expression mentions."""
+    stack = [ref]
+    while stack:
+        current = stack.pop()
+        if current.kind == "named":
+            yield current
+        stack.extend(r for r in (current.elem, current.key) if r is not None)
+
+
+def _holds_data(decl: TypeDecl) -> bool:
+    """Whether a declaration can be an API type: not an interface with methods, a func or a
+    chan type, which an API package may declare for its Go code (they are errors only when a
+    field uses them)."""
+    kind = decl.type.kind
+    return not (kind in ("func", "chan") or (kind == "interface" and not decl.type.empty_interface))
+
+
+def _has_kinds(info: _SourceInfo) -> bool:
+    """Whether a package declares an API kind (a struct that inlines TypeMeta)."""
+    for decl, go_file in info.decls.values():
+        if decl.type.kind != "struct":
+            continue
+        for member in decl.type.fields:
+            if member.embedded and member.type.name == "TypeMeta":
+                return True
+    return False
 
 
 def _split_pos(position: str) -> tuple[str, int, int]:

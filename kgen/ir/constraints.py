@@ -69,7 +69,7 @@ def constraints(markers: Iterable[Marker], package_presence: str | None = None) 
     map_keys: list[str] = []
     update: list[str] = []
     position = ""
-    for marker in markers:
+    for marker in _enforced(markers):
         name = marker.name
         matched = True
         if name in _PRESENCE:
@@ -115,10 +115,6 @@ def constraints(markers: Iterable[Marker], package_presence: str | None = None) 
                     constraints=constraints([marker.value]),
                 )
             )
-        elif name == "k8s:beta":
-            # Enforced (the DeclarativeValidationBeta gate is on by default); `+k8s:alpha` is shadow-only.
-            inner = constraints([marker.value])
-            values.update(inner.model_dump(exclude_defaults=True, exclude={"position"}))
         else:
             matched = False  # not a validation marker
         if matched and not position:
@@ -142,6 +138,15 @@ def constraints(markers: Iterable[Marker], package_presence: str | None = None) 
         update=tuple(update),
         position=position,
     )
+
+
+def _enforced(markers: Iterable[Marker]):
+    """The markers as enforced: `+k8s:beta=+X` is X (the DeclarativeValidationBeta gate is on
+    by default, so beta rules are enforced); `+k8s:alpha` rules only shadow, and are left out."""
+    for marker in markers:
+        while marker.name == "k8s:beta" and isinstance(marker.value, Marker):
+            marker = marker.value.model_copy(update={"position": marker.value.position or marker.position})
+        yield marker
 
 
 def _enum_value(value: Any) -> Any:

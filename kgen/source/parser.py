@@ -14,7 +14,7 @@ import tree_sitter
 import tree_sitter_go
 
 from kgen.diagnostics import Diagnostics, Position
-from kgen.source import buildtags
+from kgen.source import buildtags, constexpr
 from kgen.source.syntax import (
     EMPTY_BLOCK,
     CommentBlock,
@@ -99,26 +99,35 @@ class _FileReader:
     # -- syntax errors ---------------------------------------------------------
 
     def report_syntax_errors(self, root: tree_sitter.Node) -> bool:
+        """Report syntax errors; True when one is outside a function body.
+
+        kgen reads only declarations of types and constants; a function body it cannot
+        read (Go syntax newer than its grammar, such as `new(expr)`) changes nothing it
+        generates, so such an error is only a note."""
         if not root.has_error:
             return False
-        stack = [root]
+        fatal = False
+        stack: list[tuple[tree_sitter.Node, bool]] = [(root, False)]
         while stack:
-            node = stack.pop()
+            node, in_function = stack.pop()
+            report = self.diagnostics.note if in_function else self.diagnostics.error
             if node.is_missing:
-                self.diagnostics.error(
-                    self.pos(node), f"syntax error: missing {node.type!r}; the file must be valid Go"
-                )
+                fatal |= not in_function
+                suffix = " (inside a function body, which kgen does not read)" if in_function else "; the file must be valid Go"
+                report(self.pos(node), f"syntax error: missing {node.type!r}{suffix}")
             elif node.is_error:
+                fatal |= not in_function
                 text = self.text(node).strip()
                 snippet = text.splitlines()[0][:40] if text else ""
-                self.diagnostics.error(
-                    self.pos(node),
-                    f"syntax error near {snippet!r}: the file must be valid Go "
-                    "(look for an unclosed brace, parenthesis or string)",
-                )
+                suffix = (
+                    " inside a function body, which kgen does not read" if in_function
+                    else ": the file must be valid Go (look for an unclosed brace, parenthesis or string)"
+                )  # fmt: skip
+                report(self.pos(node), f"syntax error near {snippet!r}{suffix}")
             elif node.has_error:
-                stack.extend(reversed(node.children))
-        return True
+                inside = in_function or node.type in _FUNCTION_NODES
+                stack.extend((child, inside) for child in reversed(node.children))
+        return fatal
 
     # -- types -----------------------------------------------------------------
 
@@ -250,8 +259,9 @@ class _FileReader:
                 last_values = [c for c in value_node.named_children if c.type != "comment"]
                 last_type = self.type_expr(type_node) if type_node is not None else None
             for index, name_node in enumerate(names):
-                expr = last_values[index] if index < len(last_values) else None
-                value = self.evaluate(expr, iota, known) if expr is not None else None
+                node = last_values[index] if index < len(last_values) else None
+                expr = self.const_expr(node, iota) if node is not None else constexpr.UNKNOWN
+                value = constexpr.evaluate(expr, lambda e: known.get(e.name) if e.kind == "ident" else None)
                 name = self.text(name_node)
                 known[name] = value
                 if name == "_":
@@ -260,51 +270,105 @@ class _FileReader:
                 out.append(
                     ConstDecl(
                         name=name,
-                        type_name=last_type,
+                        type_name=last_type if last_type is not None else self.conversion_type(node),
                         value=value,
                         doc=self.doc_for(line),
                         position=self.pos(name_node),
+                        expr=expr,
                     )
                 )
         return out
 
-    def evaluate(self, node: tree_sitter.Node, iota: int, known: dict[str, object]):
-        """Evaluate a constant expression; None when it is not one we can evaluate."""
-        kind = node.type
-        if kind == "interpreted_string_literal":
-            return unquote_go(self.text(node)[1:-1])
-        if kind == "raw_string_literal":
-            return self.text(node)[1:-1]
-        if kind == "int_literal":
-            return go_int(self.text(node))
-        if kind == "float_literal":
-            return float(self.text(node).replace("_", ""))
-        if kind == "iota":
-            return iota
-        if kind == "true":
-            return True
-        if kind == "false":
-            return False
-        if kind == "identifier":
-            return known.get(self.text(node))
-        if kind == "parenthesized_expression":
-            return self.evaluate(node.named_children[0], iota, known)
-        if kind == "unary_expression":
-            operand = self.evaluate(node.child_by_field_name("operand"), iota, known)
-            operator = self.text(node.child_by_field_name("operator"))
-            if isinstance(operand, (int, float)) and not isinstance(operand, bool):
-                return -operand if operator == "-" else operand if operator == "+" else None
+    def conversion_type(self, node: tree_sitter.Node | None) -> TypeExpr | None:
+        """The type of an untyped-looking constant written as a conversion, `T("v")`."""
+        while node is not None and node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        if node is None or node.type != "call_expression":
             return None
-        if kind == "binary_expression":
-            left = self.evaluate(node.child_by_field_name("left"), iota, known)
-            right = self.evaluate(node.child_by_field_name("right"), iota, known)
-            operator = self.text(node.child_by_field_name("operator"))
-            return _binary(operator, left, right)
-        if kind == "call_expression":  # typed conversion: Phase("x")
-            args = node.child_by_field_name("arguments")
-            if args is not None and len(args.named_children) == 1:
-                return self.evaluate(args.named_children[0], iota, known)
+        function = node.child_by_field_name("function")
+        if function is None or (function.type == "identifier" and self.text(function) in _BUILTIN_FUNCTIONS):
+            return None
+        if function.type == "identifier":
+            return TypeExpr("ident", self.pos(function), self.text(function), name=self.text(function))
+        if function.type == "selector_expression":
+            operand, field_node = function.child_by_field_name("operand"), function.child_by_field_name("field")
+            if operand is not None and operand.type == "identifier" and field_node is not None:
+                return TypeExpr(
+                    "qualified", self.pos(function), self.text(function),
+                    name=self.text(field_node), package=self.text(operand),
+                )  # fmt: skip
         return None
+
+    def const_expr(self, node: tree_sitter.Node, iota: int) -> constexpr.ConstExpr:
+        """A constant expression as written, with iota replaced by its value."""
+        ConstExpr = constexpr.ConstExpr
+        kind = node.type
+        text = self.text(node)
+        if kind == "interpreted_string_literal":
+            return ConstExpr("value", value=unquote_go(text[1:-1]))
+        if kind == "raw_string_literal":
+            return ConstExpr("value", value=text[1:-1].replace("\r", ""))  # Go drops carriage returns
+        if kind == "int_literal":
+            return ConstExpr("value", value=go_int(text))
+        if kind == "float_literal":
+            return ConstExpr("value", value=go_float(text))
+        if kind == "rune_literal":
+            decoded = unquote_go(text[1:-1])  # a rune's escapes are a string's
+            return ConstExpr("value", value=ord(decoded)) if len(decoded) == 1 else constexpr.UNKNOWN
+        if kind == "iota":
+            return ConstExpr("value", value=iota)
+        if kind in ("true", "false"):
+            return ConstExpr("value", value=kind == "true")
+        if kind == "identifier":
+            return ConstExpr("ident", name=text)
+        if kind == "selector_expression":
+            operand, field_node = node.child_by_field_name("operand"), node.child_by_field_name("field")
+            if operand is not None and operand.type == "identifier" and field_node is not None:
+                return ConstExpr("qualified", name=self.text(field_node), package=self.text(operand))
+            return constexpr.UNKNOWN
+        if kind == "parenthesized_expression":
+            return self.const_expr(node.named_children[0], iota)
+        if kind == "unary_expression":
+            operand = node.child_by_field_name("operand")
+            operator = node.child_by_field_name("operator")
+            return ConstExpr("unary", op=self.text(operator), operands=(self.const_expr(operand, iota),))
+        if kind == "binary_expression":
+            return ConstExpr(
+                "binary",
+                op=self.text(node.child_by_field_name("operator")),
+                operands=(
+                    self.const_expr(node.child_by_field_name("left"), iota),
+                    self.const_expr(node.child_by_field_name("right"), iota),
+                ),
+            )
+        if kind == "call_expression":
+            args = node.child_by_field_name("arguments")
+            arguments = [c for c in args.named_children if c.type != "comment"] if args is not None else []
+            function = node.child_by_field_name("function")
+            if len(arguments) != 1 or function is None:
+                return constexpr.UNKNOWN
+            operand = self.const_expr(arguments[0], iota)
+            if function.type == "identifier" and self.text(function) == "len":
+                return ConstExpr("unary", op="len", operands=(operand,))
+            if function.type in ("identifier", "type_identifier") and self.text(function) not in _BUILTIN_FUNCTIONS:
+                return ConstExpr("convert", name=self.text(function), operands=(operand,))
+            if function.type == "selector_expression":
+                field_node = function.child_by_field_name("field")
+                operand_node = function.child_by_field_name("operand")
+                return ConstExpr(
+                    "convert", name=self.text(field_node), package=self.text(operand_node), operands=(operand,)
+                )
+        return constexpr.UNKNOWN
+
+
+_FUNCTION_NODES = frozenset({"function_declaration", "method_declaration"})
+_BUILTIN_FUNCTIONS = frozenset({"len", "cap", "real", "imag", "complex", "min", "max", "new", "make", "append"})
+
+
+def go_float(text: str) -> float:
+    """A Go floating-point literal, decimal or hexadecimal (`0x1p-2`), with `_` separators."""
+    digits = text.replace("_", "").lower()
+    return float.fromhex(digits) if digits.startswith("0x") else float(digits)
 
 
 def go_int(text: str) -> int:
@@ -313,27 +377,6 @@ def go_int(text: str) -> int:
     if len(digits) > 1 and digits[0] == "0" and digits[1].isdigit():
         return int(digits[1:], 8)
     return int(digits, 0)
-
-
-def _binary(operator: str, left: object, right: object):
-    if isinstance(left, str) and isinstance(right, str) and operator == "+":
-        return left + right
-    if not (isinstance(left, int) and isinstance(right, int)):
-        return None
-    operations = {
-        "+": lambda a, b: a + b,
-        "-": lambda a, b: a - b,
-        "*": lambda a, b: a * b,
-        "/": lambda a, b: a // b if b else None,
-        "%": lambda a, b: a % b if b else None,
-        "<<": lambda a, b: a << b,
-        ">>": lambda a, b: a >> b,
-        "|": lambda a, b: a | b,
-        "&": lambda a, b: a & b,
-        "^": lambda a, b: a ^ b,
-    }
-    operation = operations.get(operator)
-    return operation(left, right) if operation else None
 
 
 def parse_go_file(

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kgen.diagnostics import Position
+from kgen.source.constexpr import UNKNOWN, ConstExpr
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,13 +88,16 @@ class TypeDecl:
 
 @dataclass(frozen=True, slots=True)
 class ConstDecl:
-    """One named constant with its evaluated value (None when not a literal we can evaluate)."""
+    """One named constant: its type as written (or as its conversion `T(x)` gives it), its
+    value as far as the file alone tells (None when it refers to names declared elsewhere),
+    and its expression, which the IR evaluates with the whole package and its imports."""
 
     name: str
     type_name: TypeExpr | None
     value: str | int | float | bool | None
     doc: CommentBlock
     position: Position
+    expr: ConstExpr = UNKNOWN
 
 
 @dataclass(frozen=True, slots=True)
