@@ -320,3 +320,49 @@ def test_internal_and_versioned_packages(tmp_path):
     external = universe.package("example.com/apis/widgets/v1alpha1")
     assert (internal.group, internal.version, internal.internal) == ("widgets.example.com", "__internal", True)
     assert (external.group, external.version, external.internal) == ("widgets.example.com", "v1alpha1", False)
+
+
+def test_a_type_defined_from_another_takes_its_type_markers(tmp_path, monkeypatch):
+    """`type A B` has B's validation, list semantics and default, as controller-gen reads it;
+    A's own markers win; what makes B a kind (+genclient, +kubebuilder:object:root) stays with B."""
+    monkeypatch.chdir(tmp_path)
+    write_tree(
+        tmp_path,
+        {
+            "net/v1/doc.go": "// +groupName=net.example.com\npackage v1\n",
+            "net/v1/types.go": """
+                package v1
+
+                // +kubebuilder:validation:MinLength=1
+                // +kubebuilder:validation:MaxLength=253
+                // +kubebuilder:validation:Pattern=`^[a-z.]+$`
+                type Hostname string
+
+                // +kubebuilder:validation:MaxLength=63
+                type ShortHostname Hostname
+
+                // +listType=set
+                // +kubebuilder:validation:MaxItems=16
+                type Hostnames []Hostname
+
+                type MoreHostnames Hostnames
+
+                // +kubebuilder:validation:XValidation:rule="self.port > 0"
+                type Listener struct {
+                    Port int32 `json:"port"`
+                }
+
+                type SecureListener Listener
+                """,
+        },
+    )
+    universe, diagnostics = build(tmp_path)
+    assert messages(diagnostics) == []
+    package = universe.package("example.com/apis/net/v1")
+    short = package.type("ShortHostname").validation
+    assert (short.min_length, short.max_length, short.pattern) == (1, 63, "^[a-z.]+$")
+    more = package.type("MoreHostnames").validation
+    assert (more.list_type, more.max_items) == ("set", 16)
+    secure = package.type("SecureListener")
+    assert [r.rule for r in secure.validation.rules] == ["self.port > 0"]
+    assert secure.defined_from == "example.com/apis/net/v1.Listener"

@@ -59,3 +59,50 @@ def test_python_attributes_are_valid_and_unique(json_name, taken, python):
 )
 def test_enum_constants_drop_the_shared_prefix(constants, type_name, expected):
     assert enum_constants(constants, type_name) == expected
+
+
+def test_generated_models_import_whatever_real_apis_name_their_fields(generate_project):
+    """Fields named after builtins and keywords (resource.k8s.io's DeviceAttribute has `bool`
+    and `int`), and two imported packages ending in the same path (a project's own meta/v1
+    beside apimachinery's, as cert-manager has): the module imports, and JSON round-trips."""
+    module, _ = generate_project(
+        {
+            "attrs/v1/doc.go": "// +groupName=attrs.example.com\npackage v1\n",
+            "attrs/v1/types.go": """
+                package v1
+
+                import (
+                    cmmeta "example.com/apis/meta/v1"
+                    metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+                )
+
+                type DeviceAttribute struct {
+                    IntValue    *int64            `json:"int,omitempty"`
+                    BoolValue   *bool             `json:"bool,omitempty"`
+                    StringValue *string           `json:"string,omitempty"`
+                    Str         string            `json:"str,omitempty"`
+                    List        []string          `json:"list,omitempty"`
+                    Dict        map[string]string `json:"dict,omitempty"`
+                    Float       float64           `json:"float,omitempty"`
+                    Other       bool              `json:"other"`
+                    Ref         cmmeta.LocalObjectReference `json:"ref"`
+                    Selector    metav1.LabelSelector        `json:"selector"`
+                    Class       string            `json:"class,omitempty"`
+                    Self        string            `json:"self,omitempty"`
+                }
+                """,
+            "meta/v1/types.go": """
+                package v1
+
+                type LocalObjectReference struct {
+                    Name string `json:"name"`
+                }
+                """,
+        }
+    )
+    models = module("attrs.v1.models")
+    text = '{"bool":true,"other":true,"ref":{"name":"r"},"selector":{"matchLabels":{"a":"b"}},"class":"c"}'
+    attribute = models.DeviceAttribute.from_json(text)
+    assert (attribute.bool_, attribute.other, attribute.class_) == (True, True, "c")
+    assert attribute.ref.name == "r" and attribute.selector.match_labels == {"a": "b"}
+    assert attribute.to_json() == text.encode()

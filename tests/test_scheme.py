@@ -146,11 +146,15 @@ def _group(alpha_marker: str, beta_marker: str) -> dict[str, str]:
 @pytest.mark.parametrize(
     "alpha, beta, message",
     [
-        ("", "", "group gadgets.example.com is served in versions v1alpha1, v1beta1 but none is its storage version"),
+        (
+            "", "",
+            "Gadget of group gadgets.example.com is served in versions v1alpha1, v1beta1 but none is its storage "
+            "version: mark the kind in one version with +kubebuilder:storageversion",
+        ),
         (
             "// +kgen:storageVersion\n",
             "// +kubebuilder:storageversion\n",
-            "group gadgets.example.com has more than one storage version (v1alpha1, v1beta1)",
+            "Gadget of group gadgets.example.com is marked as stored in more than one version (v1beta1, v1alpha1)",
         ),
     ],
 )

@@ -22,7 +22,7 @@ import yaml
 
 from kgen.diagnostics import Diagnostics, Position
 from kgen.generators.options import GeneratorOptions
-from kgen.generators.scheme import storage_kinds
+from kgen.generators.scheme import storage, storage_kinds
 from kgen.generators.python import per_universe
 from kgen.generators.schema import SchemaBuilder
 from kgen.ir.model import Package, TypeDef, Universe
@@ -61,8 +61,8 @@ def _resources(universe: Universe) -> tuple[list[Resource], SchemaBuilder]:
     builder = SchemaBuilder(universe, "crd")
     found: dict[tuple[str, str], Resource] = {}
     for package in universe.generated_packages:
-        if package.internal or package.builtin or not package.version or not package.group or "." not in package.group:
-            continue  # built-in groups (core, apps, ...) are not served by CRDs
+        if not package.custom_resources or not package.version:
+            continue  # Kubernetes' own groups (core, apps, networking.k8s.io...) are not served by CRDs
         storing = set(storage_kinds(universe, package))
         for kind in package.types:
             if not kind.is_kind or kind.has_marker("kubebuilder:skipversion"):
@@ -327,9 +327,12 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
         if not served:
             where = Position.parse(resource.versions[0].kind.position)
             diagnostics.error(where, f"CRD {resource.kind}: no version is served")
-        if sum(v.storage for v in resource.versions) != 1:
+        stored = storage(universe).versions.get((resource.group, resource.kind))
+        if stored is not None and not any(v.storage for v in resource.versions):
             where = Position.parse(resource.versions[0].kind.position)
             diagnostics.error(
-                where, f"CRD {resource.kind}: exactly one version must be the storage version "
-                "(mark its kind +kubebuilder:storageversion)"
+                where, f"CRD {resource.kind}: its storage version {stored} is left out of the CRD "
+                "(+kubebuilder:skipversion); mark a version the CRD keeps with +kubebuilder:storageversion"
             )  # fmt: skip
+    for position, message in storage(universe).problems:
+        diagnostics.error(Position.parse(position), message)

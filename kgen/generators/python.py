@@ -82,7 +82,7 @@ class ModuleContext:
         if target.import_path == self.package.import_path:
             raise ValueError("a module does not import its own package")
         source = self.import_source(target)
-        alias = _alias(target, module)
+        alias = self._alias(target, module, (source, module))
         self.imports[(source, module)] = alias
         return alias
 
@@ -90,8 +90,25 @@ class ModuleContext:
         """Import one name from `module` of another package; returns its alias."""
         source = self.import_source(target)
         source = f"{source}{module}" if source.endswith(".") else f"{source}.{module}"
-        alias = _alias(target, name)
+        alias = self._alias(target, name, (source, name))
         self.imports[(source, name)] = alias
+        return alias
+
+    def _alias(self, target: Package, name: str, key: tuple[str, str]) -> str:
+        """A private alias for a name from another package: `_meta_v1_ObjectMeta`, longer
+        (`_runtime_apimachinery_meta_v1_ObjectMeta`) when two packages of this module end
+        in the same path segments (kgen's meta/v1 and a project's own meta/v1)."""
+        if key in self.imports:
+            return self.imports[key]
+        taken = set(self.imports.values())
+        parts = module_parts(target) or [target.go_name]
+        for length in range(min(2, len(parts)), len(parts) + 1):
+            alias = "_" + "_".join(parts[-length:]).replace(".", "_") + "_" + name
+            if alias not in taken:
+                return alias
+        alias = "_" + "_".join(parts).replace(".", "_") + "_" + name
+        while alias in taken:
+            alias += "_"
         return alias
 
     def sibling(self, module: str) -> str:
@@ -215,11 +232,6 @@ class StructPlan:
 def structs_needing(package: Package, plan: StructPlan) -> list[TypeDef]:
     """The structs of a package a generator's plan (`plan.struct_needs`) has work for."""
     return [t for t in package.types if t.kind == "struct" and plan.struct_needs(t)]
-
-
-def _alias(target: Package, name: str) -> str:
-    """A private alias for a name from another package: `_meta_v1_ObjectMeta`."""
-    return "_" + "_".join(module_parts(target)[-2:] or [target.go_name]).replace(".", "_") + "_" + name
 
 
 def underlying(universe: Universe, ref: TypeRef) -> TypeRef:

@@ -2,22 +2,22 @@
 
 Registration lists the package's kinds and lists by kind name, its defaulters and its
 conversions to and from the internal version, and the kinds stored in this version
-(`+kgen:storageVersion` or `+kubebuilder:storageversion`; a group with one served version
-stores that one). A group served in several versions must mark exactly one.
+(per kind: see `storage`).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 
 from kgen.diagnostics import Diagnostics, Position
 from kgen.generators import conversion, defaulters, validation
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
-from kgen.generators.python import package_file, package_sources
+from kgen.generators.python import package_file, package_sources, per_universe
 from kgen.ir.model import Package, TypeDef, Universe
 from kgen.render import GeneratedFile, render_python
-from kgen.runtime.scheme import INTERNAL_VERSION
+from kgen.runtime.scheme import INTERNAL_VERSION, version_priority
 
 NAME = "scheme"
 STORAGE_MARKERS = ("kgen:storageVersion", "kubebuilder:storageversion")
@@ -28,64 +28,87 @@ def _kinds(package: Package) -> list[TypeDef]:
 
 
 def _served(universe: Universe) -> dict[str, list[Package]]:
+    """The external versions of each API group of the input that serve kinds."""
     groups: dict[str, list[Package]] = defaultdict(list)
     for package in universe.generated_packages:
-        if not package.internal and not package.builtin and _kinds(package):
+        if package.role == "api" and not package.internal and _kinds(package):
             groups[package.group].append(package)
     return groups
+
+
+def _marked(typedef: TypeDef) -> bool:
+    return any(typedef.has_marker(m) for m in STORAGE_MARKERS)
+
+
+@dataclass(frozen=True)
+class _Storage:
+    versions: dict[tuple[str, str], str]
+    """The storage version of each (group, kind)."""
+    problems: list[tuple[str, str]]
+    """(position, message) of kinds whose storage version is not clear."""
+
+
+def _storage(universe: Universe) -> _Storage:
+    """The storage version of every kind, decided per kind (a group may store its kinds in
+    different versions, as Gateway API stores ReferenceGrant in v1beta1 and the rest in v1).
+
+    A kind served in one version is stored in it. A kind served in several is stored in
+    the version whose kind is marked `+kubebuilder:storageversion` (or `+kgen:storageVersion`);
+    custom resources must mark exactly one, as controller-gen requires. Kubernetes' own
+    groups mark none (the API server chooses): their kinds are stored in the preferred
+    version, GA before beta before alpha."""
+    versions: dict[tuple[str, str], str] = {}
+    problems: list[tuple[str, str]] = []
+    for group, packages in sorted(_served(universe).items()):
+        by_kind: dict[str, list[tuple[Package, TypeDef]]] = defaultdict(list)
+        for package in packages:
+            for typedef in _kinds(package):
+                if typedef.is_kind:
+                    by_kind[typedef.name].append((package, typedef))
+        for kind, served in sorted(by_kind.items()):
+            served.sort(key=lambda entry: version_priority(entry[0].version))
+            marked = [(p, t) for p, t in served if _marked(t)]
+            if len(served) == 1:
+                versions[(group, kind)] = served[0][0].version
+            elif len(marked) == 1:
+                versions[(group, kind)] = marked[0][0].version
+            elif len(marked) > 1:
+                problems.append((
+                    marked[1][1].position,
+                    f"{kind} of group {group} is marked as stored in more than one version "
+                    f"({', '.join(p.version for p, _ in marked)}); a kind is stored in exactly one version: "
+                    "remove +kubebuilder:storageversion from all but one",
+                ))  # fmt: skip
+            elif served[0][0].custom_resources:
+                problems.append((
+                    served[0][1].position,
+                    f"{kind} of group {group} is served in versions {', '.join(sorted(p.version for p, _ in served))} "
+                    "but none is its storage version: mark the kind in one version with +kubebuilder:storageversion",
+                ))  # fmt: skip
+            else:
+                versions[(group, kind)] = served[0][0].version
+    return _Storage(versions, problems)
+
+
+storage = per_universe(_storage)
 
 
 def storage_kinds(universe: Universe, package: Package) -> list[str]:
     """The kinds this package's version stores."""
     if package.internal:
         return []
-    versions = _served(universe).get(package.group, [])
-    marked = [t.name for t in _kinds(package) if any(t.has_marker(m) for m in STORAGE_MARKERS)]
-    if len(versions) == 1:
-        return [t.name for t in _kinds(package) if t.is_kind]
-    return marked
-
+    stored = storage(universe).versions
+    return [t.name for t in _kinds(package) if t.is_kind and stored.get((package.group, t.name)) == package.version]
 
 
 def check(universe: Universe, diagnostics: Diagnostics) -> None:
-    """Exactly one storage version per group served in several versions, holding all its kinds."""
-    for group, packages in sorted(_served(universe).items()):
-        if len(packages) < 2:
-            continue
-        marked = {
-            p.version: [t for t in _kinds(p) if any(t.has_marker(m) for m in STORAGE_MARKERS)] for p in packages
-        }
-        storing = sorted(v for v, kinds in marked.items() if kinds)
-        first_kind = next(t for p in packages for t in _kinds(p) if t.is_kind)
-        if not storing:
-            diagnostics.error(
-                Position.parse(first_kind.position),
-                f"group {group} is served in versions {', '.join(sorted(p.version for p in packages))} but none is "
-                "its storage version: mark the kinds of one version with +kgen:storageVersion",
-            )
-            continue
-        if len(storing) > 1:
-            second = marked[storing[1]][0]
-            diagnostics.error(
-                Position.parse(second.position),
-                f"group {group} has more than one storage version ({', '.join(storing)}); exactly one version of a "
-                "group is stored: remove +kgen:storageVersion from all but one",
-            )
-            continue
-        stored = next(p for p in packages if p.version == storing[0])
-        stored_kinds = {t.name for t in _kinds(stored) if t.is_kind}
-        for package in packages:
-            for typedef in _kinds(package):
-                if typedef.is_kind and typedef.name not in stored_kinds:
-                    diagnostics.error(
-                        Position.parse(typedef.position),
-                        f"{typedef.name} is served in {package.version} but the storage version {storing[0]} of "
-                        f"group {group} has no {typedef.name}: it could not be stored",
-                    )
+    """Every kind of a custom resource group served in several versions has one storage version."""
+    for position, message in storage(universe).problems:
+        diagnostics.error(Position.parse(position), message)
 
 
 def has_module(universe: Universe, package: Package) -> bool:
-    return bool(_kinds(package)) and not package.builtin
+    return bool(_kinds(package)) and package.role == "api"
 
 
 def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:

@@ -45,6 +45,14 @@ _UNSERIALIZABLE = {
     "complex128": "complex numbers have no JSON form (encoding/json rejects them); use two float fields",
 }
 """Go's predeclared types that encoding/json cannot write."""
+_IDENTITY_MARKERS = (
+    "genclient", "kubebuilder:object:", "kubebuilder:resource", "kubebuilder:subresource:", "kubebuilder:printcolumn",
+    "kubebuilder:storageversion", "kubebuilder:skipversion", "kubebuilder:unservedversion",
+    "kubebuilder:deprecatedversion", "kubebuilder:selectablefield", "kubebuilder:metadata", "k8s:deepcopy-gen",
+    "kgen:storageVersion", "protobuf", "k8s:prerelease-lifecycle-gen", "resourceName", "k8s:isSubresource",
+    "k8s:supportsSubresource",
+)  # fmt: skip
+"""Type markers that say what a kind is, not what its values are: `type A B` does not take them."""
 _OPAQUE_MARKERS = (
     "kgen:opaque",
     "kubebuilder:pruning:PreserveUnknownFields",
@@ -417,16 +425,25 @@ class _Builder:
             target = self.typedef(underlying.package, underlying.name)
             if target is None:
                 return None
+            # `type A B` takes B's type markers (validation, list and map semantics, enum,
+            # default) as controller-gen does; A's own come after them, so they win.
+            inherited = tuple(m for m in target.markers if not m.name.startswith(_IDENTITY_MARKERS))
+            if target.kind != "python" and inherited:
+                markers = [*inherited, *markers]
+                marker_names |= {m.name for m in inherited}
+                common |= {"markers": tuple(markers), "validation": constraints(markers)}
             if target.kind == "struct":
                 return self._struct(
                     common, list(target.members), package, decl.position,
                     defined_from=f"{target.package}.{target.name}",
                 )  # fmt: skip
             if target.kind == "python":
-                return target.model_copy(update=common | {"markers": target.markers + markers})
+                return target.model_copy(update=common | {"markers": target.markers + tuple(markers)})
             underlying = target.underlying
         enum_values = self.enum_values(info, name)
-        is_enum = bool(marker_names & {"enum", "k8s:enum"})
+        is_enum = bool(marker_names & {"enum", "k8s:enum"}) and (
+            bool(enum_values) or any(m.name in ("enum", "k8s:enum") for m in self.type_markers(package, name))
+        )
         if is_enum and not enum_values:
             self.diagnostics.warning(decl.position, f"+enum on {name}, but no constants of type {name} are declared")
         return TypeDef(kind="named", underlying=underlying, enum_values=enum_values, is_enum=is_enum, **common)
@@ -965,12 +982,18 @@ class _Builder:
             last = doc_file.package_doc[-1]
             if last.last_line == doc_file.package_position.line - 1:
                 doc = _comment_doc(last)
+        custom_resources = (
+            info.role == "api" and not internal and not is_kubernetes_group(group, import_path)
+            and not any(m.name == "kubebuilder:skip" for m in info.markers)
+        )  # fmt: skip
         return Package(
             import_path=import_path,
             go_name=source.files[0].package,
             group=group,
             version=version,
             internal=internal,
+            role=info.role,
+            custom_resources=custom_resources,
             output_dir=output_dir,
             python_package=python_package,
             builtin=info.builtin,
@@ -1013,6 +1036,29 @@ def _dominant(group):
 def _with_value(decl: ConstDecl, value) -> ConstDecl:
     """The constant with its value as the package evaluates it."""
     return decl if decl.value == value else dataclasses.replace(decl, value=value)
+
+
+KUBERNETES_GROUPS = frozenset({
+    "admission.k8s.io", "admissionregistration.k8s.io", "apidiscovery.k8s.io", "apiextensions.k8s.io",
+    "apiregistration.k8s.io", "apiserver.k8s.io", "audit.k8s.io", "authentication.k8s.io", "authorization.k8s.io",
+    "certificates.k8s.io", "coordination.k8s.io", "custom.metrics.k8s.io", "discovery.k8s.io", "events.k8s.io",
+    "external.metrics.k8s.io", "flowcontrol.apiserver.k8s.io", "imagepolicy.k8s.io", "internal.apiserver.k8s.io",
+    "lifecycle.k8s.io", "meta.k8s.io", "metrics.k8s.io", "networking.k8s.io", "node.k8s.io",
+    "rbac.authorization.k8s.io", "resource.k8s.io", "scheduling.k8s.io", "storage.k8s.io", "storagemigration.k8s.io",
+    "abac.authorization.kubernetes.io",
+})  # fmt: skip
+"""The API groups the Kubernetes API server serves itself (never custom resources)."""
+KUBERNETES_MODULES = (
+    "k8s.io/api/", "k8s.io/apimachinery/", "k8s.io/apiextensions-apiserver/", "k8s.io/apiserver/",
+    "k8s.io/kube-aggregator/", "k8s.io/metrics/", "k8s.io/kubernetes/",
+)  # fmt: skip
+
+
+def is_kubernetes_group(group: str, import_path: str) -> bool:
+    """Whether a group is one of Kubernetes' own: a group name without a dot (core, apps,
+    batch...; a custom resource's group has one), a known built-in group, or any group
+    declared in Kubernetes' own API modules."""
+    return "." not in group or group in KUBERNETES_GROUPS or import_path.startswith(KUBERNETES_MODULES)
 
 
 def _named_refs(ref: TypeRef):

@@ -313,6 +313,14 @@ class Package(_Frozen):
     """Dotted module path, relative to the output root, or absolute for built-ins."""
     builtin: bool = False
     """A well-known package whose Python code ships in kgen's runtime."""
+    role: Literal["api", "library", "dependency", "builtin"] = "api"
+    """`api`: an API group/version of the input, every type of which is generated; `library`:
+    an input package of shared types, `dependency`: a package from outside the input (the
+    module cache, vendor/, an import map), `builtin`: one of kgen's well-known packages;
+    of these, only the types API types reach are in the package."""
+    custom_resources: bool = False
+    """Its kinds are custom resources (CRDs; storage versions chosen by markers): an API
+    group of the input that is not one of Kubernetes' built-in groups, not `+kubebuilder:skip`."""
     generate: bool = True
     doc: str = ""
     markers: tuple[Marker, ...] = ()

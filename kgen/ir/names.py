@@ -10,10 +10,13 @@ import re
 
 from pydantic import BaseModel
 
-# Attribute names a generated model may not use: pydantic's own API and kgen's methods.
+# Attribute names a generated model may not use: pydantic's own API, kgen's methods, and
+# the builtins its annotations name (a class attribute `bool` would shadow the `bool` of
+# the fields after it: resource.k8s.io's DeviceAttribute has a field `bool`).
 _RESERVED_ATTRIBUTES = frozenset(
     {name for name in dir(BaseModel) if not name.startswith("__")}
     | {"deep_copy", "to_dict", "to_json", "from_dict", "from_json", "model_fields", "self", "cls"}
+    | {"str", "bool", "float", "list", "dict", "int", "bytes", "object", "None"}
 )
 
 # A word: an acronym with a plural s (IPs, CIDRs), an acronym, a capitalized word, digits.

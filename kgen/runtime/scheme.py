@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -26,6 +27,21 @@ from kgen.runtime.conversion import DEFAULT_SCOPE, Scope
 from kgen.runtime.model import DECODE
 
 INTERNAL_VERSION = "__internal"
+
+_KUBE_VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
+
+
+def version_priority(version: str) -> tuple:
+    """A sort key that orders versions as Kubernetes prefers them (apimachinery's
+    CompareKubeAwareVersionStrings): GA before beta before alpha, higher numbers first,
+    versions of another form last, alphabetically. `sorted(versions, key=version_priority)`
+    puts the preferred version first."""
+    match = _KUBE_VERSION.match(version)
+    if match is None:
+        return (3, 0, 0, version)
+    major, stage, minor = int(match.group(1)), match.group(2), int(match.group(3) or 0)
+    rank = {None: 0, "beta": 1, "alpha": 2}[stage]
+    return (rank, -major, -minor, version)
 
 
 class FieldValidation(str, enum.Enum):
