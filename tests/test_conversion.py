@@ -16,6 +16,7 @@ from generated.example import models as internal  # noqa: E402
 from generated.example.v1 import Frobber as FrobberV1  # noqa: E402
 from generated.example.v1 import conversion as v1  # noqa: E402
 from generated.example.v1beta1 import Frobber as FrobberBeta  # noqa: E402
+from generated.example.v1beta1 import FrobberList as FrobberListBeta  # noqa: E402
 from generated.example.v1beta1 import conversion as beta  # noqa: E402
 from generated.example.v1beta1.defaulters import set_object_defaults_Frobber as default_beta  # noqa: E402
 
@@ -164,7 +165,7 @@ def test_converted_fields_are_marked_set_and_a_shared_fields_set_is_left_alone()
 def test_kinds_and_lists_are_registered_both_ways():
     assert v1.TO_INTERNAL[FrobberV1] is v1.to_internal_Frobber
     assert v1.FROM_INTERNAL[internal.Frobber] is v1.from_internal_Frobber
-    assert set(beta.TO_INTERNAL) == {FrobberBeta, beta.FrobberList}
+    assert set(beta.TO_INTERNAL) == {FrobberBeta, FrobberListBeta}
 
 
 # -- hook discovery -----------------------------------------------------------------------------

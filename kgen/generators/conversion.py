@@ -1,23 +1,36 @@
 """The conversion generator (counterpart of conversion-gen), hub and spoke.
 
-Every versioned package converts to and from its group's internal version; versions
-never convert to each other directly. For each struct that both have (same name),
+Every version of a group converts to and from its hub; versions never convert to each
+other directly. The hub is, as conversion-gen and controller-runtime have it:
+- the package `+k8s:conversion-gen=<import path>` names: an internal package, or a
+  versioned one (cluster-api's v1beta1 converts to its v1beta2);
+- else the group's internal package, when it has one;
+- else, for custom resources (kubebuilder's hub and spokes), the storage version of the
+  kinds (a group may store kinds in different versions: each kind converts through its own).
+`+k8s:conversion-gen-external-types=<import path>` puts the types of the version in
+another package: the conversions (and hooks) live in the package that has the markers.
+
+For each struct that the version and its hub both have (same name),
 `auto_convert_<a>_<T>_to_<b>_<T>(src, dst, scope)` fills `dst` from `src` field by field,
 matching fields by Go name (their Go path, so promoted fields of embedded structs match
 too). Identical shapes convert automatically: shared immutable values, deep copies of
 types both versions share (metav1.ObjectMeta), nested conversions, element-wise slices
 and maps. Anything else needs a hand-written `convert_<a>_<T>_to_<b>_<T>(src, dst,
-scope)` in the versioned package's `conversion.py`, which may call the `auto_` function
-for the rest; a missing hook is an error that names the fields and prints the function
-to write. TypeMeta is not converted: each object carries its own version's apiVersion.
+scope)` in the package's `conversion.py`, which may call the `auto_` function for the
+rest; a missing hook is an error that names the fields and prints the function to write.
+Where the Go package has its hand-written counterpart (`Convert_v1beta1_X_To_v1beta2_X`),
+or the hub was not asked for (kubebuilder's implicit hub), a missing hook is a warning and
+the conversion raises `ConversionError` until the hook is written. TypeMeta is not
+converted: each object carries its own version's apiVersion.
 
-Markers: `+k8s:conversion-gen=<internal import path>` (package) picks the hub;
+Markers: `+k8s:conversion-gen=<import path>` (package) picks the hub;
 `+k8s:conversion-gen=false` (package, type or field) opts out; `+k8s:conversion-fn=drop`
 on a field drops it without a hook.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass, field
 
 from kgen.diagnostics import Diagnostics, Position
@@ -39,6 +52,11 @@ NAME = "conversion"
 INTERNAL = "internal"
 
 
+def label(package: Package) -> str:
+    """How conversion function names call a package's version: `internal` or `v1beta1`."""
+    return INTERNAL if package.internal else package.version
+
+
 @dataclass
 class Direction:
     """One direction of one type pair."""
@@ -47,6 +65,9 @@ class Direction:
     target: TypeDef
     source_version: str
     target_version: str
+    hub_label: str = INTERNAL
+    source_go_package: str = ""
+    target_go_package: str = ""
     assignments: list[tuple[str, str]] = field(default_factory=list)  # (target attribute, expression)
     missing: list[str] = field(default_factory=list)
     """Source fields with no counterpart in the target."""
@@ -67,83 +88,171 @@ class Direction:
         return f"convert_{self.source_version}_{self.source.python_name}_to_{self.target_version}_{self.target.python_name}"
 
     @property
+    def go_name(self) -> str:
+        """conversion-gen's name for the same function (`Convert_v1beta1_X_To_v1beta2_X`)."""
+        return f"Convert_{self.source_go_package}_{self.source.name}_To_{self.target_go_package}_{self.target.name}"
+
+    @property
     def auto_name(self) -> str:
         return "auto_" + self.hook_name
 
     @property
     def new_name(self) -> str:
-        verb = "to_internal" if self.target_version == INTERNAL else "from_internal"
-        return f"{verb}_{self.source.python_name}"
+        """`to_<hub>_<T>` (`to_internal_Frobber`) or `from_<hub>_<T>`."""
+        if self.source_version == self.hub_label:
+            return f"from_{self.hub_label}_{self.target.python_name}"
+        return f"to_{self.hub_label}_{self.source.python_name}"
 
 
 @dataclass
 class Pair:
+    """A version and its hub, with the structs they share by name."""
+
+    home: Package
+    """Where the conversion module (and the hooks) live: the version's package, or the package
+    that names it with +k8s:conversion-gen-external-types."""
     external: Package
-    internal: Package
+    hub: Package
     types: list[tuple[TypeDef, TypeDef]]
+    explicit: bool = True
+    """The hub was asked for (a marker, or an internal package); False for kubebuilder's
+    implicit hub (the storage version)."""
 
 
-def hub_of(universe: Universe, package: Package) -> Package | None:
-    """The internal package a versioned package converts through, if any."""
-    if package.internal or not package.generate or package.builtin:
-        return None
+def _hub_by_marker(universe: Universe, package: Package) -> Package | None | bool:
+    """The hub `+k8s:conversion-gen` names: a package, False when it opts out, None when unset."""
     marker = package.marker("k8s:conversion-gen")
-    if marker is not None and marker.value == "false":
+    if marker is None:
         return None
-    if marker is not None:
-        try:
-            hub = universe.package(marker.value)
-        except KeyError:
-            return None
-        return hub if hub.internal else None
-    candidates = [p for p in universe.generated_packages if p.internal and p.group == package.group]
-    return candidates[0] if len(candidates) == 1 else None
+    if str(marker.value).lower() == "false":
+        return False
+    try:
+        return universe.package(str(marker.value))
+    except KeyError:
+        return False
+
+
+def _external_types(universe: Universe, package: Package) -> Package | None:
+    marker = package.marker("k8s:conversion-gen-external-types")
+    if marker is None:
+        return None
+    try:
+        return universe.package(str(marker.value))
+    except KeyError:
+        return None
 
 
 @per_universe
 def pairs(universe: Universe) -> list[Pair]:
-    """Every versioned package with its hub and the types they share (computed once per universe)."""
+    """Every version with its hub and the types they share (computed once per universe)."""
     return _find_pairs(universe)
 
 
-def _find_pairs(universe: Universe) -> list[Pair]:
-    found = []
-    for package in universe.generated_packages:
-        hub = hub_of(universe, package)
-        if hub is None:
+def _shared_types(external: Package, hub: Package, kinds: set[str] | None = None) -> list[tuple[TypeDef, TypeDef]]:
+    """The structs of `external` that `hub` has by name (only those `kinds` reach, if given)."""
+    types = []
+    names = _reached(external, kinds) if kinds is not None else None
+    for typedef in external.types:
+        if names is not None and typedef.name not in names:
             continue
-        types = []
+        peer = hub.type(typedef.name)
+        if typedef.kind != "struct" or peer is None or peer.kind != "struct":
+            continue
+        if any(m.name == "k8s:conversion-gen" and m.value == "false" for m in typedef.markers + peer.markers):
+            continue
+        types.append((typedef, peer))
+    return types
+
+
+def _reached(package: Package, kinds: set[str]) -> set[str]:
+    """The names of the package's types that its kinds `kinds` (and their lists) reach."""
+    seen: set[str] = set()
+    stack = [t for t in package.types if t.name in kinds or (t.is_list and t.name.removesuffix("List") in kinds)]
+    while stack:
+        typedef = stack.pop()
+        if typedef.name in seen:
+            continue
+        seen.add(typedef.name)
+        refs = [f.type for f in typedef.fields] + [r for r in (typedef.underlying,) if r is not None]
+        while refs:
+            ref = refs.pop()
+            if ref.kind == "named" and ref.package == package.import_path:
+                target = package.type(ref.name)
+                if target is not None:
+                    stack.append(target)
+            refs.extend(r for r in (ref.elem, ref.key) if r is not None)
+    return seen
+
+
+def _find_pairs(universe: Universe) -> list[Pair]:
+    from kgen.generators.scheme import storage
+
+    found = []
+    stored = storage(universe).versions
+    for package in universe.generated_packages:
+        if package.role != "api" or package.internal:
+            continue
+        external = _external_types(universe, package) or package
+        hub = _hub_by_marker(universe, package)
+        if hub is False:
+            continue
+        if hub is None:
+            candidates = [p for p in universe.generated_packages if p.internal and p.group == package.group and p.role == "api"]
+            hub = candidates[0] if len(candidates) == 1 else None
+        if hub is not None:
+            if hub.import_path != external.import_path and (types := _shared_types(external, hub)):
+                found.append(Pair(package, external, hub, types))
+            continue
+        if not package.custom_resources:
+            continue
+        by_hub: dict[str, set[str]] = defaultdict(set)
         for typedef in package.types:
-            peer = hub.type(typedef.name)
-            if typedef.kind != "struct" or peer is None or peer.kind != "struct":
-                continue
-            if any(m.name == "k8s:conversion-gen" and m.value == "false" for m in typedef.markers + peer.markers):
-                continue
-            types.append((typedef, peer))
-        if types:
-            found.append(Pair(package, hub, types))
+            version = stored.get((package.group, typedef.name)) if typedef.is_kind else None
+            if version is not None and version != package.version:
+                by_hub[version].add(typedef.name)
+        for version, kinds in sorted(by_hub.items()):
+            hub = next(
+                (p for p in universe.generated_packages if p.role == "api" and p.group == package.group
+                 and not p.internal and p.version == version),
+                None,
+            )  # fmt: skip
+            if hub is not None and (types := _shared_types(package, hub, kinds)):
+                found.append(Pair(package, package, hub, types, explicit=False))
     return found
 
 
+def hubs(universe: Universe) -> dict[str, list[str]]:
+    """The versioned packages that are hubs (by import path), with the kinds they are the hub of."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for pair in pairs(universe):
+        if not pair.hub.internal:
+            out[pair.hub.import_path].update(i.name for _, i in pair.types if i.is_kind or i.is_list)
+    return {k: sorted(v) for k, v in out.items()}
+
+
 class _Planner:
-    """Works out how each field converts, within one versioned package's module."""
+    """Works out how each field converts, within the conversion module of one package."""
 
     def __init__(self, universe: Universe, pair: Pair, context: ModuleContext):
         self.universe = universe
         self.pair = pair
         self.context = context
-        self.version = pair.external.version
+        self.version = label(pair.external)
+        self.hub_label = label(pair.hub)
         self.peers = {(e.package, e.name): i for e, i in pair.types} | {(i.package, i.name): e for e, i in pair.types}
 
     def directions(self) -> list[Direction]:
         out = []
-        for external, internal in self.pair.types:
-            out.append(self._direction(external, internal, self.version, INTERNAL))
-            out.append(self._direction(internal, external, INTERNAL, self.version))
+        for external, hub in self.pair.types:
+            out.append(self._direction(external, hub, self.pair.external, self.pair.hub))
+            out.append(self._direction(hub, external, self.pair.hub, self.pair.external))
         return out
 
-    def _direction(self, source: TypeDef, target: TypeDef, source_version: str, target_version: str) -> Direction:
-        direction = Direction(source, target, source_version, target_version)
+    def _direction(self, source: TypeDef, target: TypeDef, source_package: Package, target_package: Package) -> Direction:
+        direction = Direction(
+            source, target, label(source_package), label(target_package), hub_label=self.hub_label,
+            source_go_package=source_package.go_name, target_go_package=target_package.go_name,
+        )  # fmt: skip
         by_path = {f.go_path: f for f in target.fields}
         for src_field in source.fields:
             if src_field.go_path[:1] == ("TypeMeta",):
@@ -199,8 +308,9 @@ class _Planner:
             copy = self.context.package_name(target_package, "deepcopy", f"deep_copy_{source_def.python_name}")
             return f"{copy}({var})"
         if self.peers.get((source_def.package, source_def.name)) is target_def:
-            verb = "to_internal" if target_def.package == self.pair.internal.import_path else "from_internal"
-            return f"{verb}_{source_def.python_name}({var}, scope)"
+            if target_def.package == self.pair.hub.import_path:
+                return f"to_{self.hub_label}_{source_def.python_name}({var}, scope)"
+            return f"from_{self.hub_label}_{target_def.python_name}({var}, scope)"
         return None
 
     def _stringish(self, ref: TypeRef) -> bool:
@@ -215,32 +325,76 @@ def _skipped(field: Field) -> bool:
     )
 
 
+@dataclass
+class _Module:
+    """The conversion module of one package: every pair it holds, planned."""
 
-def _plan(universe: Universe, pair: Pair) -> tuple[ModuleContext, list[Direction]]:
-    context = ModuleContext(universe, pair.external, NAME)
-    return context, _Planner(universe, pair, context).directions()
+    home: Package
+    context: ModuleContext
+    plans: list[tuple[Pair, list[Direction]]]
+
+    @property
+    def directions(self) -> list[Direction]:
+        return [d for _, directions in self.plans for d in directions]
+
+
+@per_universe
+def modules(universe: Universe) -> list[_Module]:
+    """One conversion module per package that converts (planned once per universe)."""
+    by_home: dict[str, list[Pair]] = defaultdict(list)
+    for pair in pairs(universe):
+        by_home[pair.home.import_path].append(pair)
+    out = []
+    for import_path, home_pairs in sorted(by_home.items()):
+        home = home_pairs[0].home
+        context = ModuleContext(universe, home, NAME)
+        plans = [(pair, _Planner(universe, pair, context).directions()) for pair in home_pairs]
+        out.append(_Module(home, context, plans))
+    return out
+
+
+def unhooked(module: _Module, pair: Pair, direction: Direction) -> bool:
+    """A direction that needs a hand-written hook and has none."""
+    return bool(direction.problems) and module.home.hook("conversion", direction.hook_name) is None
 
 
 def check(universe: Universe, diagnostics: Diagnostics) -> None:
-    """Every direction that cannot be converted automatically needs its hook, with 3 parameters."""
-    for pair in pairs(universe):
-        _, directions = _plan(universe, pair)
-        hooks_file = _hooks_file(pair.external)
-        for direction in directions:
-            hook = pair.external.hook("conversion", direction.hook_name)
-            if hook is not None:
-                check_arity(hook, 3, f"{direction.hook_name}(src, dst, scope)", diagnostics)
-                continue
-            if not direction.problems:
-                continue
-            anchor = direction.source if direction.source_version != INTERNAL else direction.target
-            diagnostics.error(
-                Position.parse(anchor.position),
-                f"converting {direction.source_version} {direction.source.name} to {direction.target_version} "
-                f"{direction.target.name} needs a hand-written hook: "
-                + "; ".join(direction.problems)
-                + f". Write in {hooks_file}:\n\n"
-                + _signature_example(pair, direction),
+    """Every direction that cannot be converted automatically needs its hook, with 3 parameters.
+
+    A missing hook is an error, unless the Go package has its hand-written counterpart or
+    the hub was implicit (then one warning per package lists what to write)."""
+    for module in modules(universe):
+        hooks_file = _hooks_file(module.home)
+        pending: list[str] = []
+        for pair, directions in module.plans:
+            for direction in directions:
+                hook = module.home.hook("conversion", direction.hook_name)
+                if hook is not None:
+                    check_arity(hook, 3, f"{direction.hook_name}(src, dst, scope)", diagnostics)
+                    continue
+                if not direction.problems:
+                    continue
+                if not pair.explicit or direction.go_name in module.home.manual_conversions:
+                    pending.append(direction.hook_name + (
+                        f" (Go: {direction.go_name})" if direction.go_name in module.home.manual_conversions else ""
+                    ))  # fmt: skip
+                    continue
+                anchor = direction.source if direction.source.package == pair.external.import_path else direction.target
+                diagnostics.error(
+                    Position.parse(anchor.position),
+                    f"converting {direction.source_version} {direction.source.name} to {direction.target_version} "
+                    f"{direction.target.name} needs a hand-written hook: "
+                    + "; ".join(direction.problems)
+                    + f". Write in {hooks_file}:\n\n"
+                    + _signature_example(direction),
+                )
+        if pending:
+            where = Position(module.home.files[0]) if module.home.files else Position(module.home.import_path)
+            diagnostics.warning(
+                where,
+                f"{len(pending)} conversion{'s' if len(pending) != 1 else ''} of {module.home.import_path} need "
+                f"hand-written hooks in {hooks_file}; until they are written they raise ConversionError: "
+                + ", ".join(pending),
             )
 
 
@@ -249,7 +403,7 @@ def _hooks_file(package: Package) -> str:
     return f"{directory}/conversion.py"
 
 
-def _signature_example(pair: Pair, direction: Direction) -> str:
+def _signature_example(direction: Direction) -> str:
     lines = [
         f"def {direction.hook_name}(src, dst, scope):",
         f"    {direction.auto_name}(src, dst, scope)  # from the generated conversion module",
@@ -260,18 +414,25 @@ def _signature_example(pair: Pair, direction: Direction) -> str:
 
 
 def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:
-    """A conversion module for every versioned package that has an internal version."""
-    return [_file(universe, pair) for pair in pairs(universe)]
+    """A conversion module for every package that converts to a hub."""
+    return [_file(universe, module) for module in modules(universe)]
 
 
 def has_module(universe: Universe, package: Package) -> bool:
-    return any(pair.external.import_path == package.import_path for pair in pairs(universe))
+    return any(module.home.import_path == package.import_path for module in modules(universe))
+
+
+def is_hub(universe: Universe, package: Package) -> list[str]:
+    """The kinds a versioned package is the hub of (registered as converting to themselves)."""
+    return hubs(universe).get(package.import_path, [])
 
 
 @dataclass(frozen=True)
 class FunctionView:
     direction: Direction
     hooked: bool
+    pending: bool
+    """No hook, though one is needed: the conversion raises ConversionError."""
     target_class: str
     source_class: str
 
@@ -282,46 +443,53 @@ class FunctionView:
         return f"({names[0]},)" if len(names) == 1 else f"({', '.join(names)})"
 
 
-def _file(universe: Universe, pair: Pair) -> GeneratedFile:
-    context, directions = _plan(universe, pair)
-    internal_models = context.package_module(pair.internal, "models")
-    hooked = {d.hook_name for d in directions if pair.external.hook("conversion", d.hook_name)}
-    hooks_module = pair.external.hooks_module if hooked else None
+def _file(universe: Universe, module: _Module) -> GeneratedFile:
+    context, home = module.context, module.home
+    hooked = {d.hook_name for d in module.directions if home.hook("conversion", d.hook_name)}
+    hooks_module = home.hooks_module if hooked else None
     views = []
-    for direction in directions:
-        internal_side = direction.target if direction.target_version == INTERNAL else direction.source
-        external_side = direction.source if direction.target_version == INTERNAL else direction.target
-        internal_ref = f"{internal_models}.{internal_side.python_name}"
-        views.append(
-            FunctionView(
-                direction,
-                direction.hook_name in hooked,
-                target_class=internal_ref if direction.target_version == INTERNAL else external_side.python_name,
-                source_class=external_side.python_name if direction.target_version == INTERNAL else internal_ref,
+    roots = []
+    for pair, directions in module.plans:
+        for direction in directions:
+            views.append(
+                FunctionView(
+                    direction,
+                    direction.hook_name in hooked,
+                    pending=unhooked(module, pair, direction),
+                    target_class=context.class_ref(direction.target),
+                    source_class=context.class_ref(direction.source),
+                )
             )
-        )
-    roots = [(e.python_name, f"{internal_models}.{i.python_name}") for e, i in pair.types if e.is_kind or e.is_list]
+        hub_label = label(pair.hub)
+        for external, hub in pair.types:
+            if external.is_kind or external.is_list:
+                roots.append((context.class_ref(external), f"to_{hub_label}_{external.python_name}",
+                              context.class_ref(hub), f"from_{hub_label}_{external.python_name}"))  # fmt: skip
     values = mark_set = None
-    if any(d.assignments for d in directions):
+    if any(d.assignments for d in module.directions):
         values, mark_set = context.runtime("values"), context.runtime("mark_set")
     scope = context.python_class("kgen.runtime.conversion:Scope")
     default_scope = context.python_class("kgen.runtime.conversion:DEFAULT_SCOPE")
-    sources = package_sources(pair.external, *(["conversion.py"] if hooks_module else []))
-    path = package_file(pair.external, "conversion.py")
+    conversion_error = (
+        context.python_class("kgen.runtime.conversion:ConversionError") if any(v.pending for v in views) else None
+    )
+    sources = package_sources(home, *(["conversion.py"] if hooks_module else []))
+    path = package_file(home, "conversion.py")
+    hub_names = sorted({p.hub.import_path for p, _ in module.plans})
     return render_python(
         "conversion/conversion.py.j2",
         path,
         NAME,
         sources,
-        package=pair.external,
-        internal=pair.internal,
+        package=home,
+        hubs=hub_names,
         imports=context.import_lines(),
-        classes=sorted({e.python_name for e, _ in pair.types}),
         functions=views,
         roots=roots,
         hooks_module=hooks_module,
         scope=scope,
         default_scope=default_scope,
+        conversion_error=conversion_error,
         values=values,
         mark_set=mark_set,
         py_string=py_string,

@@ -140,6 +140,8 @@ def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFil
                 storage=storage_kinds(universe, package),
                 with_defaulters=with_defaulters,
                 with_conversion=with_conversion,
+                hub_kinds=[k for k in conversion.is_hub(universe, package) if k in {t.name for t in kinds}]
+                if "conversion" in options.generators else [],
                 with_validation=with_validation,
                 docstring=docstring,
             )

@@ -1003,6 +1003,7 @@ class _Builder:
             files=tuple(f.path for f in source.files),
             types=tuple(types),
             hooks=hooks,
+            manual_conversions=tuple(sorted({n for f in source.files for n in f.functions if n.startswith("Convert_")})),
             hooks_module=hooks_module,
         )
 

@@ -327,6 +327,9 @@ class Package(_Frozen):
     files: tuple[str, ...] = ()
     types: tuple[TypeDef, ...] = ()
     hooks: tuple[Hook, ...] = ()
+    manual_conversions: tuple[str, ...] = ()
+    """Hand-written Go conversion functions of the package (`Convert_v1beta1_X_To_v1beta2_X`),
+    as conversion-gen finds them: a direction they cover needs a Python hook too."""
     hooks_module: str | None = None
     """Dotted module path the hook modules are imported under (`apis.example.v1`)."""
 

@@ -179,6 +179,17 @@ class Scheme:
         for internal_cls, function in from_internal.items():
             self._from_internal[(internal_cls, group_version)] = function
 
+    def add_hub(self, group_version: GroupVersion, kinds: Mapping[str, type]) -> None:
+        """Make a served version the hub of these kinds (conversion-gen's versioned target,
+        kubebuilder's storage-version hub): they are the group's internal form as they are."""
+
+        def same(obj: Any, scope: Scope = DEFAULT_SCOPE) -> Any:
+            return obj.deep_copy()
+
+        for cls in kinds.values():
+            self._to_internal[cls] = same
+            self._from_internal[(cls, group_version)] = same
+
     # -- lookups --------------------------------------------------------------------------
 
     def kind_of(self, obj_or_cls: Any) -> GroupVersionKind:

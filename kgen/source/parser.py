@@ -419,6 +419,7 @@ def parse_go_file(
     imports: list[ImportDecl] = []
     types: list[TypeDecl] = []
     consts: list[ConstDecl] = []
+    functions: list[str] = []
     known_consts: dict[str, object] = {}
     for node in root.named_children:
         if node.type == "import_declaration":
@@ -436,6 +437,8 @@ def parse_go_file(
             types.extend(reader.type_decls(node))
         elif node.type == "const_declaration":
             consts.extend(reader.const_decls(node, known_consts))
+        elif node.type == "function_declaration" and (name := node.child_by_field_name("name")) is not None:
+            functions.append(reader.text(name))
 
     package_name = reader.text(
         next(c for c in package_node.named_children if c.type == "package_identifier")
@@ -448,6 +451,7 @@ def parse_go_file(
         imports=tuple(imports),
         types=tuple(types),
         consts=tuple(consts),
+        functions=tuple(functions),
         build_constraint=constraint,
         generated=bool(_GENERATED.search(header_text)),
         comment_blocks=blocks,

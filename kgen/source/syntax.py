@@ -118,6 +118,8 @@ class GoFile:
     imports: tuple[ImportDecl, ...]
     types: tuple[TypeDecl, ...]
     consts: tuple[ConstDecl, ...]
+    functions: tuple[str, ...] = ()
+    """Names of the top-level functions (not methods); their bodies are not read."""
     build_constraint: str | None = None
     generated: bool = False
     comment_blocks: tuple[CommentBlock, ...] = field(default=())

@@ -3,7 +3,7 @@
 # source: kgen.dev/example/apis/example/v1/frobberclass_types.go
 # source: kgen.dev/example/apis/example/v1/types.go
 # source: kgen.dev/example/apis/example/v1/conversion.py
-"""Conversion between kgen.dev/example/apis/example/v1 and its internal version kgen.dev/example/apis/example."""
+"""Conversion between kgen.dev/example/apis/example/v1 and its hub kgen.dev/example/apis/example."""
 
 from __future__ import annotations
 
@@ -23,25 +23,12 @@ from kgen.runtime.conversion import DEFAULT_SCOPE as _DEFAULT_SCOPE
 from kgen.runtime.conversion import Scope as _Scope
 from kgen.runtime.model import mark_set as _mark_set
 from kgen.runtime.model import values as _values
+from . import models as _models
 from .. import models as _example_models
-from .models import (
-    Frobber,
-    FrobberClass,
-    FrobberClassList,
-    FrobberCommon,
-    FrobberList,
-    FrobberPort,
-    FrobberSchedule,
-    FrobberSource,
-    FrobberSpec,
-    FrobberStatus,
-    GitSource,
-    InlineSource,
-)
 
 
 def auto_convert_v1_FrobberClass_to_internal_FrobberClass(
-    src: FrobberClass, dst: _example_models.FrobberClass, scope: _Scope
+    src: _models.FrobberClass, dst: _example_models.FrobberClass, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -53,14 +40,14 @@ def auto_convert_v1_FrobberClass_to_internal_FrobberClass(
 
 
 def convert_v1_FrobberClass_to_internal_FrobberClass(
-    src: FrobberClass, dst: _example_models.FrobberClass, scope: _Scope
+    src: _models.FrobberClass, dst: _example_models.FrobberClass, scope: _Scope
 ) -> None:
     """Convert a v1 FrobberClass into a internal FrobberClass."""
     auto_convert_v1_FrobberClass_to_internal_FrobberClass(src, dst, scope)
 
 
 def to_internal_FrobberClass(
-    src: FrobberClass, scope: _Scope = _DEFAULT_SCOPE
+    src: _models.FrobberClass, scope: _Scope = _DEFAULT_SCOPE
 ) -> _example_models.FrobberClass:
     """A new internal FrobberClass converted from `src`."""
     dst = _example_models.FrobberClass()
@@ -69,7 +56,7 @@ def to_internal_FrobberClass(
 
 
 def auto_convert_internal_FrobberClass_to_v1_FrobberClass(
-    src: _example_models.FrobberClass, dst: FrobberClass, scope: _Scope
+    src: _example_models.FrobberClass, dst: _models.FrobberClass, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -81,7 +68,7 @@ def auto_convert_internal_FrobberClass_to_v1_FrobberClass(
 
 
 def convert_internal_FrobberClass_to_v1_FrobberClass(
-    src: _example_models.FrobberClass, dst: FrobberClass, scope: _Scope
+    src: _example_models.FrobberClass, dst: _models.FrobberClass, scope: _Scope
 ) -> None:
     """Convert a internal FrobberClass into a v1 FrobberClass."""
     auto_convert_internal_FrobberClass_to_v1_FrobberClass(src, dst, scope)
@@ -89,15 +76,15 @@ def convert_internal_FrobberClass_to_v1_FrobberClass(
 
 def from_internal_FrobberClass(
     src: _example_models.FrobberClass, scope: _Scope = _DEFAULT_SCOPE
-) -> FrobberClass:
+) -> _models.FrobberClass:
     """A new v1 FrobberClass converted from `src`."""
-    dst = FrobberClass()
+    dst = _models.FrobberClass()
     convert_internal_FrobberClass_to_v1_FrobberClass(src, dst, scope)
     return dst
 
 
 def auto_convert_v1_FrobberClassList_to_internal_FrobberClassList(
-    src: FrobberClassList, dst: _example_models.FrobberClassList, scope: _Scope
+    src: _models.FrobberClassList, dst: _example_models.FrobberClassList, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -111,14 +98,14 @@ def auto_convert_v1_FrobberClassList_to_internal_FrobberClassList(
 
 
 def convert_v1_FrobberClassList_to_internal_FrobberClassList(
-    src: FrobberClassList, dst: _example_models.FrobberClassList, scope: _Scope
+    src: _models.FrobberClassList, dst: _example_models.FrobberClassList, scope: _Scope
 ) -> None:
     """Convert a v1 FrobberClassList into a internal FrobberClassList."""
     auto_convert_v1_FrobberClassList_to_internal_FrobberClassList(src, dst, scope)
 
 
 def to_internal_FrobberClassList(
-    src: FrobberClassList, scope: _Scope = _DEFAULT_SCOPE
+    src: _models.FrobberClassList, scope: _Scope = _DEFAULT_SCOPE
 ) -> _example_models.FrobberClassList:
     """A new internal FrobberClassList converted from `src`."""
     dst = _example_models.FrobberClassList()
@@ -127,7 +114,7 @@ def to_internal_FrobberClassList(
 
 
 def auto_convert_internal_FrobberClassList_to_v1_FrobberClassList(
-    src: _example_models.FrobberClassList, dst: FrobberClassList, scope: _Scope
+    src: _example_models.FrobberClassList, dst: _models.FrobberClassList, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -141,7 +128,7 @@ def auto_convert_internal_FrobberClassList_to_v1_FrobberClassList(
 
 
 def convert_internal_FrobberClassList_to_v1_FrobberClassList(
-    src: _example_models.FrobberClassList, dst: FrobberClassList, scope: _Scope
+    src: _example_models.FrobberClassList, dst: _models.FrobberClassList, scope: _Scope
 ) -> None:
     """Convert a internal FrobberClassList into a v1 FrobberClassList."""
     auto_convert_internal_FrobberClassList_to_v1_FrobberClassList(src, dst, scope)
@@ -149,15 +136,15 @@ def convert_internal_FrobberClassList_to_v1_FrobberClassList(
 
 def from_internal_FrobberClassList(
     src: _example_models.FrobberClassList, scope: _Scope = _DEFAULT_SCOPE
-) -> FrobberClassList:
+) -> _models.FrobberClassList:
     """A new v1 FrobberClassList converted from `src`."""
-    dst = FrobberClassList()
+    dst = _models.FrobberClassList()
     convert_internal_FrobberClassList_to_v1_FrobberClassList(src, dst, scope)
     return dst
 
 
 def auto_convert_v1_Frobber_to_internal_Frobber(
-    src: Frobber, dst: _example_models.Frobber, scope: _Scope
+    src: _models.Frobber, dst: _example_models.Frobber, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -168,7 +155,7 @@ def auto_convert_v1_Frobber_to_internal_Frobber(
 
 
 def to_internal_Frobber(
-    src: Frobber, scope: _Scope = _DEFAULT_SCOPE
+    src: _models.Frobber, scope: _Scope = _DEFAULT_SCOPE
 ) -> _example_models.Frobber:
     """A new internal Frobber converted from `src`."""
     dst = _example_models.Frobber()
@@ -177,7 +164,7 @@ def to_internal_Frobber(
 
 
 def auto_convert_internal_Frobber_to_v1_Frobber(
-    src: _example_models.Frobber, dst: Frobber, scope: _Scope
+    src: _example_models.Frobber, dst: _models.Frobber, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -188,7 +175,7 @@ def auto_convert_internal_Frobber_to_v1_Frobber(
 
 
 def convert_internal_Frobber_to_v1_Frobber(
-    src: _example_models.Frobber, dst: Frobber, scope: _Scope
+    src: _example_models.Frobber, dst: _models.Frobber, scope: _Scope
 ) -> None:
     """Convert a internal Frobber into a v1 Frobber."""
     auto_convert_internal_Frobber_to_v1_Frobber(src, dst, scope)
@@ -196,15 +183,15 @@ def convert_internal_Frobber_to_v1_Frobber(
 
 def from_internal_Frobber(
     src: _example_models.Frobber, scope: _Scope = _DEFAULT_SCOPE
-) -> Frobber:
+) -> _models.Frobber:
     """A new v1 Frobber converted from `src`."""
-    dst = Frobber()
+    dst = _models.Frobber()
     convert_internal_Frobber_to_v1_Frobber(src, dst, scope)
     return dst
 
 
 def auto_convert_v1_FrobberSpec_to_internal_FrobberSpec(
-    src: FrobberSpec, dst: _example_models.FrobberSpec, scope: _Scope
+    src: _models.FrobberSpec, dst: _example_models.FrobberSpec, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -273,14 +260,14 @@ def auto_convert_v1_FrobberSpec_to_internal_FrobberSpec(
 
 
 def convert_v1_FrobberSpec_to_internal_FrobberSpec(
-    src: FrobberSpec, dst: _example_models.FrobberSpec, scope: _Scope
+    src: _models.FrobberSpec, dst: _example_models.FrobberSpec, scope: _Scope
 ) -> None:
     """Convert a v1 FrobberSpec into a internal FrobberSpec."""
     auto_convert_v1_FrobberSpec_to_internal_FrobberSpec(src, dst, scope)
 
 
 def to_internal_FrobberSpec(
-    src: FrobberSpec, scope: _Scope = _DEFAULT_SCOPE
+    src: _models.FrobberSpec, scope: _Scope = _DEFAULT_SCOPE
 ) -> _example_models.FrobberSpec:
     """A new internal FrobberSpec converted from `src`."""
     dst = _example_models.FrobberSpec()
@@ -289,7 +276,7 @@ def to_internal_FrobberSpec(
 
 
 def auto_convert_internal_FrobberSpec_to_v1_FrobberSpec(
-    src: _example_models.FrobberSpec, dst: FrobberSpec, scope: _Scope
+    src: _example_models.FrobberSpec, dst: _models.FrobberSpec, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -358,7 +345,7 @@ def auto_convert_internal_FrobberSpec_to_v1_FrobberSpec(
 
 
 def convert_internal_FrobberSpec_to_v1_FrobberSpec(
-    src: _example_models.FrobberSpec, dst: FrobberSpec, scope: _Scope
+    src: _example_models.FrobberSpec, dst: _models.FrobberSpec, scope: _Scope
 ) -> None:
     """Convert a internal FrobberSpec into a v1 FrobberSpec."""
     auto_convert_internal_FrobberSpec_to_v1_FrobberSpec(src, dst, scope)
@@ -366,15 +353,15 @@ def convert_internal_FrobberSpec_to_v1_FrobberSpec(
 
 def from_internal_FrobberSpec(
     src: _example_models.FrobberSpec, scope: _Scope = _DEFAULT_SCOPE
-) -> FrobberSpec:
+) -> _models.FrobberSpec:
     """A new v1 FrobberSpec converted from `src`."""
-    dst = FrobberSpec()
+    dst = _models.FrobberSpec()
     convert_internal_FrobberSpec_to_v1_FrobberSpec(src, dst, scope)
     return dst
 
 
 def auto_convert_v1_FrobberSchedule_to_internal_FrobberSchedule(
-    src: FrobberSchedule, dst: _example_models.FrobberSchedule, scope: _Scope
+    src: _models.FrobberSchedule, dst: _example_models.FrobberSchedule, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -410,14 +397,14 @@ def auto_convert_v1_FrobberSchedule_to_internal_FrobberSchedule(
 
 
 def convert_v1_FrobberSchedule_to_internal_FrobberSchedule(
-    src: FrobberSchedule, dst: _example_models.FrobberSchedule, scope: _Scope
+    src: _models.FrobberSchedule, dst: _example_models.FrobberSchedule, scope: _Scope
 ) -> None:
     """Convert a v1 FrobberSchedule into a internal FrobberSchedule."""
     auto_convert_v1_FrobberSchedule_to_internal_FrobberSchedule(src, dst, scope)
 
 
 def to_internal_FrobberSchedule(
-    src: FrobberSchedule, scope: _Scope = _DEFAULT_SCOPE
+    src: _models.FrobberSchedule, scope: _Scope = _DEFAULT_SCOPE
 ) -> _example_models.FrobberSchedule:
     """A new internal FrobberSchedule converted from `src`."""
     dst = _example_models.FrobberSchedule()
@@ -426,7 +413,7 @@ def to_internal_FrobberSchedule(
 
 
 def auto_convert_internal_FrobberSchedule_to_v1_FrobberSchedule(
-    src: _example_models.FrobberSchedule, dst: FrobberSchedule, scope: _Scope
+    src: _example_models.FrobberSchedule, dst: _models.FrobberSchedule, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -462,7 +449,7 @@ def auto_convert_internal_FrobberSchedule_to_v1_FrobberSchedule(
 
 
 def convert_internal_FrobberSchedule_to_v1_FrobberSchedule(
-    src: _example_models.FrobberSchedule, dst: FrobberSchedule, scope: _Scope
+    src: _example_models.FrobberSchedule, dst: _models.FrobberSchedule, scope: _Scope
 ) -> None:
     """Convert a internal FrobberSchedule into a v1 FrobberSchedule."""
     auto_convert_internal_FrobberSchedule_to_v1_FrobberSchedule(src, dst, scope)
@@ -470,15 +457,15 @@ def convert_internal_FrobberSchedule_to_v1_FrobberSchedule(
 
 def from_internal_FrobberSchedule(
     src: _example_models.FrobberSchedule, scope: _Scope = _DEFAULT_SCOPE
-) -> FrobberSchedule:
+) -> _models.FrobberSchedule:
     """A new v1 FrobberSchedule converted from `src`."""
-    dst = FrobberSchedule()
+    dst = _models.FrobberSchedule()
     convert_internal_FrobberSchedule_to_v1_FrobberSchedule(src, dst, scope)
     return dst
 
 
 def auto_convert_v1_FrobberCommon_to_internal_FrobberCommon(
-    src: FrobberCommon, dst: _example_models.FrobberCommon, scope: _Scope
+    src: _models.FrobberCommon, dst: _example_models.FrobberCommon, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -488,14 +475,14 @@ def auto_convert_v1_FrobberCommon_to_internal_FrobberCommon(
 
 
 def convert_v1_FrobberCommon_to_internal_FrobberCommon(
-    src: FrobberCommon, dst: _example_models.FrobberCommon, scope: _Scope
+    src: _models.FrobberCommon, dst: _example_models.FrobberCommon, scope: _Scope
 ) -> None:
     """Convert a v1 FrobberCommon into a internal FrobberCommon."""
     auto_convert_v1_FrobberCommon_to_internal_FrobberCommon(src, dst, scope)
 
 
 def to_internal_FrobberCommon(
-    src: FrobberCommon, scope: _Scope = _DEFAULT_SCOPE
+    src: _models.FrobberCommon, scope: _Scope = _DEFAULT_SCOPE
 ) -> _example_models.FrobberCommon:
     """A new internal FrobberCommon converted from `src`."""
     dst = _example_models.FrobberCommon()
@@ -504,7 +491,7 @@ def to_internal_FrobberCommon(
 
 
 def auto_convert_internal_FrobberCommon_to_v1_FrobberCommon(
-    src: _example_models.FrobberCommon, dst: FrobberCommon, scope: _Scope
+    src: _example_models.FrobberCommon, dst: _models.FrobberCommon, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -514,7 +501,7 @@ def auto_convert_internal_FrobberCommon_to_v1_FrobberCommon(
 
 
 def convert_internal_FrobberCommon_to_v1_FrobberCommon(
-    src: _example_models.FrobberCommon, dst: FrobberCommon, scope: _Scope
+    src: _example_models.FrobberCommon, dst: _models.FrobberCommon, scope: _Scope
 ) -> None:
     """Convert a internal FrobberCommon into a v1 FrobberCommon."""
     auto_convert_internal_FrobberCommon_to_v1_FrobberCommon(src, dst, scope)
@@ -522,15 +509,15 @@ def convert_internal_FrobberCommon_to_v1_FrobberCommon(
 
 def from_internal_FrobberCommon(
     src: _example_models.FrobberCommon, scope: _Scope = _DEFAULT_SCOPE
-) -> FrobberCommon:
+) -> _models.FrobberCommon:
     """A new v1 FrobberCommon converted from `src`."""
-    dst = FrobberCommon()
+    dst = _models.FrobberCommon()
     convert_internal_FrobberCommon_to_v1_FrobberCommon(src, dst, scope)
     return dst
 
 
 def auto_convert_v1_FrobberPort_to_internal_FrobberPort(
-    src: FrobberPort, dst: _example_models.FrobberPort, scope: _Scope
+    src: _models.FrobberPort, dst: _example_models.FrobberPort, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -542,14 +529,14 @@ def auto_convert_v1_FrobberPort_to_internal_FrobberPort(
 
 
 def convert_v1_FrobberPort_to_internal_FrobberPort(
-    src: FrobberPort, dst: _example_models.FrobberPort, scope: _Scope
+    src: _models.FrobberPort, dst: _example_models.FrobberPort, scope: _Scope
 ) -> None:
     """Convert a v1 FrobberPort into a internal FrobberPort."""
     auto_convert_v1_FrobberPort_to_internal_FrobberPort(src, dst, scope)
 
 
 def to_internal_FrobberPort(
-    src: FrobberPort, scope: _Scope = _DEFAULT_SCOPE
+    src: _models.FrobberPort, scope: _Scope = _DEFAULT_SCOPE
 ) -> _example_models.FrobberPort:
     """A new internal FrobberPort converted from `src`."""
     dst = _example_models.FrobberPort()
@@ -558,7 +545,7 @@ def to_internal_FrobberPort(
 
 
 def auto_convert_internal_FrobberPort_to_v1_FrobberPort(
-    src: _example_models.FrobberPort, dst: FrobberPort, scope: _Scope
+    src: _example_models.FrobberPort, dst: _models.FrobberPort, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -570,7 +557,7 @@ def auto_convert_internal_FrobberPort_to_v1_FrobberPort(
 
 
 def convert_internal_FrobberPort_to_v1_FrobberPort(
-    src: _example_models.FrobberPort, dst: FrobberPort, scope: _Scope
+    src: _example_models.FrobberPort, dst: _models.FrobberPort, scope: _Scope
 ) -> None:
     """Convert a internal FrobberPort into a v1 FrobberPort."""
     auto_convert_internal_FrobberPort_to_v1_FrobberPort(src, dst, scope)
@@ -578,15 +565,15 @@ def convert_internal_FrobberPort_to_v1_FrobberPort(
 
 def from_internal_FrobberPort(
     src: _example_models.FrobberPort, scope: _Scope = _DEFAULT_SCOPE
-) -> FrobberPort:
+) -> _models.FrobberPort:
     """A new v1 FrobberPort converted from `src`."""
-    dst = FrobberPort()
+    dst = _models.FrobberPort()
     convert_internal_FrobberPort_to_v1_FrobberPort(src, dst, scope)
     return dst
 
 
 def auto_convert_v1_FrobberSource_to_internal_FrobberSource(
-    src: FrobberSource, dst: _example_models.FrobberSource, scope: _Scope
+    src: _models.FrobberSource, dst: _example_models.FrobberSource, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -601,14 +588,14 @@ def auto_convert_v1_FrobberSource_to_internal_FrobberSource(
 
 
 def convert_v1_FrobberSource_to_internal_FrobberSource(
-    src: FrobberSource, dst: _example_models.FrobberSource, scope: _Scope
+    src: _models.FrobberSource, dst: _example_models.FrobberSource, scope: _Scope
 ) -> None:
     """Convert a v1 FrobberSource into a internal FrobberSource."""
     auto_convert_v1_FrobberSource_to_internal_FrobberSource(src, dst, scope)
 
 
 def to_internal_FrobberSource(
-    src: FrobberSource, scope: _Scope = _DEFAULT_SCOPE
+    src: _models.FrobberSource, scope: _Scope = _DEFAULT_SCOPE
 ) -> _example_models.FrobberSource:
     """A new internal FrobberSource converted from `src`."""
     dst = _example_models.FrobberSource()
@@ -617,7 +604,7 @@ def to_internal_FrobberSource(
 
 
 def auto_convert_internal_FrobberSource_to_v1_FrobberSource(
-    src: _example_models.FrobberSource, dst: FrobberSource, scope: _Scope
+    src: _example_models.FrobberSource, dst: _models.FrobberSource, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -632,7 +619,7 @@ def auto_convert_internal_FrobberSource_to_v1_FrobberSource(
 
 
 def convert_internal_FrobberSource_to_v1_FrobberSource(
-    src: _example_models.FrobberSource, dst: FrobberSource, scope: _Scope
+    src: _example_models.FrobberSource, dst: _models.FrobberSource, scope: _Scope
 ) -> None:
     """Convert a internal FrobberSource into a v1 FrobberSource."""
     auto_convert_internal_FrobberSource_to_v1_FrobberSource(src, dst, scope)
@@ -640,15 +627,15 @@ def convert_internal_FrobberSource_to_v1_FrobberSource(
 
 def from_internal_FrobberSource(
     src: _example_models.FrobberSource, scope: _Scope = _DEFAULT_SCOPE
-) -> FrobberSource:
+) -> _models.FrobberSource:
     """A new v1 FrobberSource converted from `src`."""
-    dst = FrobberSource()
+    dst = _models.FrobberSource()
     convert_internal_FrobberSource_to_v1_FrobberSource(src, dst, scope)
     return dst
 
 
 def auto_convert_v1_GitSource_to_internal_GitSource(
-    src: GitSource, dst: _example_models.GitSource, scope: _Scope
+    src: _models.GitSource, dst: _example_models.GitSource, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -659,14 +646,14 @@ def auto_convert_v1_GitSource_to_internal_GitSource(
 
 
 def convert_v1_GitSource_to_internal_GitSource(
-    src: GitSource, dst: _example_models.GitSource, scope: _Scope
+    src: _models.GitSource, dst: _example_models.GitSource, scope: _Scope
 ) -> None:
     """Convert a v1 GitSource into a internal GitSource."""
     auto_convert_v1_GitSource_to_internal_GitSource(src, dst, scope)
 
 
 def to_internal_GitSource(
-    src: GitSource, scope: _Scope = _DEFAULT_SCOPE
+    src: _models.GitSource, scope: _Scope = _DEFAULT_SCOPE
 ) -> _example_models.GitSource:
     """A new internal GitSource converted from `src`."""
     dst = _example_models.GitSource()
@@ -675,7 +662,7 @@ def to_internal_GitSource(
 
 
 def auto_convert_internal_GitSource_to_v1_GitSource(
-    src: _example_models.GitSource, dst: GitSource, scope: _Scope
+    src: _example_models.GitSource, dst: _models.GitSource, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -686,7 +673,7 @@ def auto_convert_internal_GitSource_to_v1_GitSource(
 
 
 def convert_internal_GitSource_to_v1_GitSource(
-    src: _example_models.GitSource, dst: GitSource, scope: _Scope
+    src: _example_models.GitSource, dst: _models.GitSource, scope: _Scope
 ) -> None:
     """Convert a internal GitSource into a v1 GitSource."""
     auto_convert_internal_GitSource_to_v1_GitSource(src, dst, scope)
@@ -694,15 +681,15 @@ def convert_internal_GitSource_to_v1_GitSource(
 
 def from_internal_GitSource(
     src: _example_models.GitSource, scope: _Scope = _DEFAULT_SCOPE
-) -> GitSource:
+) -> _models.GitSource:
     """A new v1 GitSource converted from `src`."""
-    dst = GitSource()
+    dst = _models.GitSource()
     convert_internal_GitSource_to_v1_GitSource(src, dst, scope)
     return dst
 
 
 def auto_convert_v1_InlineSource_to_internal_InlineSource(
-    src: InlineSource, dst: _example_models.InlineSource, scope: _Scope
+    src: _models.InlineSource, dst: _example_models.InlineSource, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -711,14 +698,14 @@ def auto_convert_v1_InlineSource_to_internal_InlineSource(
 
 
 def convert_v1_InlineSource_to_internal_InlineSource(
-    src: InlineSource, dst: _example_models.InlineSource, scope: _Scope
+    src: _models.InlineSource, dst: _example_models.InlineSource, scope: _Scope
 ) -> None:
     """Convert a v1 InlineSource into a internal InlineSource."""
     auto_convert_v1_InlineSource_to_internal_InlineSource(src, dst, scope)
 
 
 def to_internal_InlineSource(
-    src: InlineSource, scope: _Scope = _DEFAULT_SCOPE
+    src: _models.InlineSource, scope: _Scope = _DEFAULT_SCOPE
 ) -> _example_models.InlineSource:
     """A new internal InlineSource converted from `src`."""
     dst = _example_models.InlineSource()
@@ -727,7 +714,7 @@ def to_internal_InlineSource(
 
 
 def auto_convert_internal_InlineSource_to_v1_InlineSource(
-    src: _example_models.InlineSource, dst: InlineSource, scope: _Scope
+    src: _example_models.InlineSource, dst: _models.InlineSource, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -736,7 +723,7 @@ def auto_convert_internal_InlineSource_to_v1_InlineSource(
 
 
 def convert_internal_InlineSource_to_v1_InlineSource(
-    src: _example_models.InlineSource, dst: InlineSource, scope: _Scope
+    src: _example_models.InlineSource, dst: _models.InlineSource, scope: _Scope
 ) -> None:
     """Convert a internal InlineSource into a v1 InlineSource."""
     auto_convert_internal_InlineSource_to_v1_InlineSource(src, dst, scope)
@@ -744,15 +731,15 @@ def convert_internal_InlineSource_to_v1_InlineSource(
 
 def from_internal_InlineSource(
     src: _example_models.InlineSource, scope: _Scope = _DEFAULT_SCOPE
-) -> InlineSource:
+) -> _models.InlineSource:
     """A new v1 InlineSource converted from `src`."""
-    dst = InlineSource()
+    dst = _models.InlineSource()
     convert_internal_InlineSource_to_v1_InlineSource(src, dst, scope)
     return dst
 
 
 def auto_convert_v1_FrobberStatus_to_internal_FrobberStatus(
-    src: FrobberStatus, dst: _example_models.FrobberStatus, scope: _Scope
+    src: _models.FrobberStatus, dst: _example_models.FrobberStatus, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -778,14 +765,14 @@ def auto_convert_v1_FrobberStatus_to_internal_FrobberStatus(
 
 
 def convert_v1_FrobberStatus_to_internal_FrobberStatus(
-    src: FrobberStatus, dst: _example_models.FrobberStatus, scope: _Scope
+    src: _models.FrobberStatus, dst: _example_models.FrobberStatus, scope: _Scope
 ) -> None:
     """Convert a v1 FrobberStatus into a internal FrobberStatus."""
     auto_convert_v1_FrobberStatus_to_internal_FrobberStatus(src, dst, scope)
 
 
 def to_internal_FrobberStatus(
-    src: FrobberStatus, scope: _Scope = _DEFAULT_SCOPE
+    src: _models.FrobberStatus, scope: _Scope = _DEFAULT_SCOPE
 ) -> _example_models.FrobberStatus:
     """A new internal FrobberStatus converted from `src`."""
     dst = _example_models.FrobberStatus()
@@ -794,7 +781,7 @@ def to_internal_FrobberStatus(
 
 
 def auto_convert_internal_FrobberStatus_to_v1_FrobberStatus(
-    src: _example_models.FrobberStatus, dst: FrobberStatus, scope: _Scope
+    src: _example_models.FrobberStatus, dst: _models.FrobberStatus, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -820,7 +807,7 @@ def auto_convert_internal_FrobberStatus_to_v1_FrobberStatus(
 
 
 def convert_internal_FrobberStatus_to_v1_FrobberStatus(
-    src: _example_models.FrobberStatus, dst: FrobberStatus, scope: _Scope
+    src: _example_models.FrobberStatus, dst: _models.FrobberStatus, scope: _Scope
 ) -> None:
     """Convert a internal FrobberStatus into a v1 FrobberStatus."""
     auto_convert_internal_FrobberStatus_to_v1_FrobberStatus(src, dst, scope)
@@ -828,15 +815,15 @@ def convert_internal_FrobberStatus_to_v1_FrobberStatus(
 
 def from_internal_FrobberStatus(
     src: _example_models.FrobberStatus, scope: _Scope = _DEFAULT_SCOPE
-) -> FrobberStatus:
+) -> _models.FrobberStatus:
     """A new v1 FrobberStatus converted from `src`."""
-    dst = FrobberStatus()
+    dst = _models.FrobberStatus()
     convert_internal_FrobberStatus_to_v1_FrobberStatus(src, dst, scope)
     return dst
 
 
 def auto_convert_v1_FrobberList_to_internal_FrobberList(
-    src: FrobberList, dst: _example_models.FrobberList, scope: _Scope
+    src: _models.FrobberList, dst: _example_models.FrobberList, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -850,14 +837,14 @@ def auto_convert_v1_FrobberList_to_internal_FrobberList(
 
 
 def convert_v1_FrobberList_to_internal_FrobberList(
-    src: FrobberList, dst: _example_models.FrobberList, scope: _Scope
+    src: _models.FrobberList, dst: _example_models.FrobberList, scope: _Scope
 ) -> None:
     """Convert a v1 FrobberList into a internal FrobberList."""
     auto_convert_v1_FrobberList_to_internal_FrobberList(src, dst, scope)
 
 
 def to_internal_FrobberList(
-    src: FrobberList, scope: _Scope = _DEFAULT_SCOPE
+    src: _models.FrobberList, scope: _Scope = _DEFAULT_SCOPE
 ) -> _example_models.FrobberList:
     """A new internal FrobberList converted from `src`."""
     dst = _example_models.FrobberList()
@@ -866,7 +853,7 @@ def to_internal_FrobberList(
 
 
 def auto_convert_internal_FrobberList_to_v1_FrobberList(
-    src: _example_models.FrobberList, dst: FrobberList, scope: _Scope
+    src: _example_models.FrobberList, dst: _models.FrobberList, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -880,7 +867,7 @@ def auto_convert_internal_FrobberList_to_v1_FrobberList(
 
 
 def convert_internal_FrobberList_to_v1_FrobberList(
-    src: _example_models.FrobberList, dst: FrobberList, scope: _Scope
+    src: _example_models.FrobberList, dst: _models.FrobberList, scope: _Scope
 ) -> None:
     """Convert a internal FrobberList into a v1 FrobberList."""
     auto_convert_internal_FrobberList_to_v1_FrobberList(src, dst, scope)
@@ -888,22 +875,22 @@ def convert_internal_FrobberList_to_v1_FrobberList(
 
 def from_internal_FrobberList(
     src: _example_models.FrobberList, scope: _Scope = _DEFAULT_SCOPE
-) -> FrobberList:
+) -> _models.FrobberList:
     """A new v1 FrobberList converted from `src`."""
-    dst = FrobberList()
+    dst = _models.FrobberList()
     convert_internal_FrobberList_to_v1_FrobberList(src, dst, scope)
     return dst
 
 
-#: Converters of each kind and list into the internal version, by external class.
+#: Converters of each kind and list into its hub, by class.
 TO_INTERNAL = {
-    FrobberClass: to_internal_FrobberClass,
-    FrobberClassList: to_internal_FrobberClassList,
-    Frobber: to_internal_Frobber,
-    FrobberList: to_internal_FrobberList,
+    _models.FrobberClass: to_internal_FrobberClass,
+    _models.FrobberClassList: to_internal_FrobberClassList,
+    _models.Frobber: to_internal_Frobber,
+    _models.FrobberList: to_internal_FrobberList,
 }
 
-#: Converters of each kind and list out of the internal version, by internal class.
+#: Converters of each kind and list out of its hub, by hub class.
 FROM_INTERNAL = {
     _example_models.FrobberClass: from_internal_FrobberClass,
     _example_models.FrobberClassList: from_internal_FrobberClassList,

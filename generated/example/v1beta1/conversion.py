@@ -2,7 +2,7 @@
 # source: kgen.dev/example/apis/example/v1beta1/doc.go
 # source: kgen.dev/example/apis/example/v1beta1/types.go
 # source: kgen.dev/example/apis/example/v1beta1/conversion.py
-"""Conversion between kgen.dev/example/apis/example/v1beta1 and its internal version kgen.dev/example/apis/example."""
+"""Conversion between kgen.dev/example/apis/example/v1beta1 and its hub kgen.dev/example/apis/example."""
 
 from __future__ import annotations
 
@@ -22,19 +22,12 @@ from kgen.runtime.conversion import DEFAULT_SCOPE as _DEFAULT_SCOPE
 from kgen.runtime.conversion import Scope as _Scope
 from kgen.runtime.model import mark_set as _mark_set
 from kgen.runtime.model import values as _values
+from . import models as _models
 from .. import models as _example_models
-from .models import (
-    Frobber,
-    FrobberCommon,
-    FrobberList,
-    FrobberPort,
-    FrobberSpec,
-    FrobberStatus,
-)
 
 
 def auto_convert_v1beta1_Frobber_to_internal_Frobber(
-    src: Frobber, dst: _example_models.Frobber, scope: _Scope
+    src: _models.Frobber, dst: _example_models.Frobber, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -45,7 +38,7 @@ def auto_convert_v1beta1_Frobber_to_internal_Frobber(
 
 
 def to_internal_Frobber(
-    src: Frobber, scope: _Scope = _DEFAULT_SCOPE
+    src: _models.Frobber, scope: _Scope = _DEFAULT_SCOPE
 ) -> _example_models.Frobber:
     """A new internal Frobber converted from `src`."""
     dst = _example_models.Frobber()
@@ -54,7 +47,7 @@ def to_internal_Frobber(
 
 
 def auto_convert_internal_Frobber_to_v1beta1_Frobber(
-    src: _example_models.Frobber, dst: Frobber, scope: _Scope
+    src: _example_models.Frobber, dst: _models.Frobber, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -65,7 +58,7 @@ def auto_convert_internal_Frobber_to_v1beta1_Frobber(
 
 
 def convert_internal_Frobber_to_v1beta1_Frobber(
-    src: _example_models.Frobber, dst: Frobber, scope: _Scope
+    src: _example_models.Frobber, dst: _models.Frobber, scope: _Scope
 ) -> None:
     """Convert a internal Frobber into a v1beta1 Frobber."""
     auto_convert_internal_Frobber_to_v1beta1_Frobber(src, dst, scope)
@@ -73,15 +66,15 @@ def convert_internal_Frobber_to_v1beta1_Frobber(
 
 def from_internal_Frobber(
     src: _example_models.Frobber, scope: _Scope = _DEFAULT_SCOPE
-) -> Frobber:
+) -> _models.Frobber:
     """A new v1beta1 Frobber converted from `src`."""
-    dst = Frobber()
+    dst = _models.Frobber()
     convert_internal_Frobber_to_v1beta1_Frobber(src, dst, scope)
     return dst
 
 
 def auto_convert_v1beta1_FrobberSpec_to_internal_FrobberSpec(
-    src: FrobberSpec, dst: _example_models.FrobberSpec, scope: _Scope
+    src: _models.FrobberSpec, dst: _example_models.FrobberSpec, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -119,7 +112,7 @@ def auto_convert_v1beta1_FrobberSpec_to_internal_FrobberSpec(
 
 
 def to_internal_FrobberSpec(
-    src: FrobberSpec, scope: _Scope = _DEFAULT_SCOPE
+    src: _models.FrobberSpec, scope: _Scope = _DEFAULT_SCOPE
 ) -> _example_models.FrobberSpec:
     """A new internal FrobberSpec converted from `src`."""
     dst = _example_models.FrobberSpec()
@@ -128,7 +121,7 @@ def to_internal_FrobberSpec(
 
 
 def auto_convert_internal_FrobberSpec_to_v1beta1_FrobberSpec(
-    src: _example_models.FrobberSpec, dst: FrobberSpec, scope: _Scope
+    src: _example_models.FrobberSpec, dst: _models.FrobberSpec, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -167,15 +160,15 @@ def auto_convert_internal_FrobberSpec_to_v1beta1_FrobberSpec(
 
 def from_internal_FrobberSpec(
     src: _example_models.FrobberSpec, scope: _Scope = _DEFAULT_SCOPE
-) -> FrobberSpec:
+) -> _models.FrobberSpec:
     """A new v1beta1 FrobberSpec converted from `src`."""
-    dst = FrobberSpec()
+    dst = _models.FrobberSpec()
     _hooks.convert_internal_FrobberSpec_to_v1beta1_FrobberSpec(src, dst, scope)
     return dst
 
 
 def auto_convert_v1beta1_FrobberCommon_to_internal_FrobberCommon(
-    src: FrobberCommon, dst: _example_models.FrobberCommon, scope: _Scope
+    src: _models.FrobberCommon, dst: _example_models.FrobberCommon, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -185,14 +178,14 @@ def auto_convert_v1beta1_FrobberCommon_to_internal_FrobberCommon(
 
 
 def convert_v1beta1_FrobberCommon_to_internal_FrobberCommon(
-    src: FrobberCommon, dst: _example_models.FrobberCommon, scope: _Scope
+    src: _models.FrobberCommon, dst: _example_models.FrobberCommon, scope: _Scope
 ) -> None:
     """Convert a v1beta1 FrobberCommon into a internal FrobberCommon."""
     auto_convert_v1beta1_FrobberCommon_to_internal_FrobberCommon(src, dst, scope)
 
 
 def to_internal_FrobberCommon(
-    src: FrobberCommon, scope: _Scope = _DEFAULT_SCOPE
+    src: _models.FrobberCommon, scope: _Scope = _DEFAULT_SCOPE
 ) -> _example_models.FrobberCommon:
     """A new internal FrobberCommon converted from `src`."""
     dst = _example_models.FrobberCommon()
@@ -201,7 +194,7 @@ def to_internal_FrobberCommon(
 
 
 def auto_convert_internal_FrobberCommon_to_v1beta1_FrobberCommon(
-    src: _example_models.FrobberCommon, dst: FrobberCommon, scope: _Scope
+    src: _example_models.FrobberCommon, dst: _models.FrobberCommon, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -211,7 +204,7 @@ def auto_convert_internal_FrobberCommon_to_v1beta1_FrobberCommon(
 
 
 def convert_internal_FrobberCommon_to_v1beta1_FrobberCommon(
-    src: _example_models.FrobberCommon, dst: FrobberCommon, scope: _Scope
+    src: _example_models.FrobberCommon, dst: _models.FrobberCommon, scope: _Scope
 ) -> None:
     """Convert a internal FrobberCommon into a v1beta1 FrobberCommon."""
     auto_convert_internal_FrobberCommon_to_v1beta1_FrobberCommon(src, dst, scope)
@@ -219,15 +212,15 @@ def convert_internal_FrobberCommon_to_v1beta1_FrobberCommon(
 
 def from_internal_FrobberCommon(
     src: _example_models.FrobberCommon, scope: _Scope = _DEFAULT_SCOPE
-) -> FrobberCommon:
+) -> _models.FrobberCommon:
     """A new v1beta1 FrobberCommon converted from `src`."""
-    dst = FrobberCommon()
+    dst = _models.FrobberCommon()
     convert_internal_FrobberCommon_to_v1beta1_FrobberCommon(src, dst, scope)
     return dst
 
 
 def auto_convert_v1beta1_FrobberPort_to_internal_FrobberPort(
-    src: FrobberPort, dst: _example_models.FrobberPort, scope: _Scope
+    src: _models.FrobberPort, dst: _example_models.FrobberPort, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -238,14 +231,14 @@ def auto_convert_v1beta1_FrobberPort_to_internal_FrobberPort(
 
 
 def convert_v1beta1_FrobberPort_to_internal_FrobberPort(
-    src: FrobberPort, dst: _example_models.FrobberPort, scope: _Scope
+    src: _models.FrobberPort, dst: _example_models.FrobberPort, scope: _Scope
 ) -> None:
     """Convert a v1beta1 FrobberPort into a internal FrobberPort."""
     auto_convert_v1beta1_FrobberPort_to_internal_FrobberPort(src, dst, scope)
 
 
 def to_internal_FrobberPort(
-    src: FrobberPort, scope: _Scope = _DEFAULT_SCOPE
+    src: _models.FrobberPort, scope: _Scope = _DEFAULT_SCOPE
 ) -> _example_models.FrobberPort:
     """A new internal FrobberPort converted from `src`."""
     dst = _example_models.FrobberPort()
@@ -254,7 +247,7 @@ def to_internal_FrobberPort(
 
 
 def auto_convert_internal_FrobberPort_to_v1beta1_FrobberPort(
-    src: _example_models.FrobberPort, dst: FrobberPort, scope: _Scope
+    src: _example_models.FrobberPort, dst: _models.FrobberPort, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -266,15 +259,15 @@ def auto_convert_internal_FrobberPort_to_v1beta1_FrobberPort(
 
 def from_internal_FrobberPort(
     src: _example_models.FrobberPort, scope: _Scope = _DEFAULT_SCOPE
-) -> FrobberPort:
+) -> _models.FrobberPort:
     """A new v1beta1 FrobberPort converted from `src`."""
-    dst = FrobberPort()
+    dst = _models.FrobberPort()
     _hooks.convert_internal_FrobberPort_to_v1beta1_FrobberPort(src, dst, scope)
     return dst
 
 
 def auto_convert_v1beta1_FrobberStatus_to_internal_FrobberStatus(
-    src: FrobberStatus, dst: _example_models.FrobberStatus, scope: _Scope
+    src: _models.FrobberStatus, dst: _example_models.FrobberStatus, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -289,14 +282,14 @@ def auto_convert_v1beta1_FrobberStatus_to_internal_FrobberStatus(
 
 
 def convert_v1beta1_FrobberStatus_to_internal_FrobberStatus(
-    src: FrobberStatus, dst: _example_models.FrobberStatus, scope: _Scope
+    src: _models.FrobberStatus, dst: _example_models.FrobberStatus, scope: _Scope
 ) -> None:
     """Convert a v1beta1 FrobberStatus into a internal FrobberStatus."""
     auto_convert_v1beta1_FrobberStatus_to_internal_FrobberStatus(src, dst, scope)
 
 
 def to_internal_FrobberStatus(
-    src: FrobberStatus, scope: _Scope = _DEFAULT_SCOPE
+    src: _models.FrobberStatus, scope: _Scope = _DEFAULT_SCOPE
 ) -> _example_models.FrobberStatus:
     """A new internal FrobberStatus converted from `src`."""
     dst = _example_models.FrobberStatus()
@@ -305,7 +298,7 @@ def to_internal_FrobberStatus(
 
 
 def auto_convert_internal_FrobberStatus_to_v1beta1_FrobberStatus(
-    src: _example_models.FrobberStatus, dst: FrobberStatus, scope: _Scope
+    src: _example_models.FrobberStatus, dst: _models.FrobberStatus, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -321,15 +314,15 @@ def auto_convert_internal_FrobberStatus_to_v1beta1_FrobberStatus(
 
 def from_internal_FrobberStatus(
     src: _example_models.FrobberStatus, scope: _Scope = _DEFAULT_SCOPE
-) -> FrobberStatus:
+) -> _models.FrobberStatus:
     """A new v1beta1 FrobberStatus converted from `src`."""
-    dst = FrobberStatus()
+    dst = _models.FrobberStatus()
     _hooks.convert_internal_FrobberStatus_to_v1beta1_FrobberStatus(src, dst, scope)
     return dst
 
 
 def auto_convert_v1beta1_FrobberList_to_internal_FrobberList(
-    src: FrobberList, dst: _example_models.FrobberList, scope: _Scope
+    src: _models.FrobberList, dst: _example_models.FrobberList, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -343,14 +336,14 @@ def auto_convert_v1beta1_FrobberList_to_internal_FrobberList(
 
 
 def convert_v1beta1_FrobberList_to_internal_FrobberList(
-    src: FrobberList, dst: _example_models.FrobberList, scope: _Scope
+    src: _models.FrobberList, dst: _example_models.FrobberList, scope: _Scope
 ) -> None:
     """Convert a v1beta1 FrobberList into a internal FrobberList."""
     auto_convert_v1beta1_FrobberList_to_internal_FrobberList(src, dst, scope)
 
 
 def to_internal_FrobberList(
-    src: FrobberList, scope: _Scope = _DEFAULT_SCOPE
+    src: _models.FrobberList, scope: _Scope = _DEFAULT_SCOPE
 ) -> _example_models.FrobberList:
     """A new internal FrobberList converted from `src`."""
     dst = _example_models.FrobberList()
@@ -359,7 +352,7 @@ def to_internal_FrobberList(
 
 
 def auto_convert_internal_FrobberList_to_v1beta1_FrobberList(
-    src: _example_models.FrobberList, dst: FrobberList, scope: _Scope
+    src: _example_models.FrobberList, dst: _models.FrobberList, scope: _Scope
 ) -> None:
     """Fill `dst` with every field of `src` that converts by itself."""
     dst_values = _values(dst)
@@ -373,7 +366,7 @@ def auto_convert_internal_FrobberList_to_v1beta1_FrobberList(
 
 
 def convert_internal_FrobberList_to_v1beta1_FrobberList(
-    src: _example_models.FrobberList, dst: FrobberList, scope: _Scope
+    src: _example_models.FrobberList, dst: _models.FrobberList, scope: _Scope
 ) -> None:
     """Convert a internal FrobberList into a v1beta1 FrobberList."""
     auto_convert_internal_FrobberList_to_v1beta1_FrobberList(src, dst, scope)
@@ -381,20 +374,20 @@ def convert_internal_FrobberList_to_v1beta1_FrobberList(
 
 def from_internal_FrobberList(
     src: _example_models.FrobberList, scope: _Scope = _DEFAULT_SCOPE
-) -> FrobberList:
+) -> _models.FrobberList:
     """A new v1beta1 FrobberList converted from `src`."""
-    dst = FrobberList()
+    dst = _models.FrobberList()
     convert_internal_FrobberList_to_v1beta1_FrobberList(src, dst, scope)
     return dst
 
 
-#: Converters of each kind and list into the internal version, by external class.
+#: Converters of each kind and list into its hub, by class.
 TO_INTERNAL = {
-    Frobber: to_internal_Frobber,
-    FrobberList: to_internal_FrobberList,
+    _models.Frobber: to_internal_Frobber,
+    _models.FrobberList: to_internal_FrobberList,
 }
 
-#: Converters of each kind and list out of the internal version, by internal class.
+#: Converters of each kind and list out of its hub, by hub class.
 FROM_INTERNAL = {
     _example_models.Frobber: from_internal_Frobber,
     _example_models.FrobberList: from_internal_FrobberList,
