@@ -193,17 +193,28 @@ def plan(universe: Universe) -> Plan:
 class _Planner:
     def __init__(self, universe: Universe):
         self.universe = universe
-        self.files = {p.import_path: ProtoFile(p) for p in universe.packages if has_protobuf(p)}
+        # The input's API packages that ask for protobuf (kgen's own well-known packages when
+        # it builds its runtime); the packages they use are added as they are reached, so a
+        # project that embeds core/v1 types without protobuf of its own gets none for core/v1.
+        self.files = {
+            p.import_path: ProtoFile(p)
+            for p in universe.packages
+            if has_protobuf(p) and (p.role == "api" or (p.builtin and p.generate))
+        }
+        self.candidates = {p.import_path: p for p in universe.packages if has_protobuf(p)}
         self.problems: list[tuple[Position, str]] = []
         self.wrappers: dict[tuple[str, str], TypeDef] = {}
 
     def run(self) -> None:
-        for proto in self.files.values():
-            for typedef in proto.package.types:
-                if is_wrapper(self.universe, typedef) and typedef.has_marker("protobuf.nullable"):
-                    self.wrappers[(typedef.package, typedef.name)] = typedef
-            for typedef in messages_of(proto.package):
-                proto.messages.append(self.message(proto, typedef))
+        planned: set[str] = set()
+        while pending := [proto for path, proto in sorted(self.files.items()) if path not in planned]:
+            for proto in pending:
+                planned.add(proto.package.import_path)
+                for typedef in proto.package.types:
+                    if is_wrapper(self.universe, typedef) and typedef.has_marker("protobuf.nullable"):
+                        self.wrappers[(typedef.package, typedef.name)] = typedef
+                for typedef in messages_of(proto.package):
+                    proto.messages.append(self.message(proto, typedef))
         done: set[tuple[str, str]] = set()
         while pending := sorted(self.wrappers.keys() - done):  # a wrapper's items may need another
             for key in pending:
@@ -323,6 +334,8 @@ class _Planner:
             return True
         typedef = wire.typedef
         target = self.files.get(typedef.package)
+        if target is None and typedef.package in self.candidates:
+            target = self.files[typedef.package] = ProtoFile(self.candidates[typedef.package])
         if target is None:
             self.problem(where, f"{what} uses {typedef.name} of {typedef.package}, which has no protobuf messages; "
                          f"add +k8s:protobuf-gen=package to that package's doc.go")  # fmt: skip
