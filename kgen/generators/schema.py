@@ -193,7 +193,8 @@ class SchemaBuilder:
         if properties:
             schema["properties"] = properties
         if required:
-            schema["required"] = required
+            # controller-gen lists required fields alphabetically; openapi-gen in field order.
+            schema["required"] = sorted(required) if self.dialect == "crd" else required
         constraints = [typedef.validation]
         schema.update(self.keywords(constraints, "struct"))
         rules = self.union_rules(typedef)

@@ -95,8 +95,7 @@ class _SourceInfo:
             return "dependency"
         if any(m.name == "groupName" for m in self.markers):
             return "api"
-        directory = self.source.directory.name
-        return "api" if _VERSION.match(directory) or _has_kinds(self) else "library"
+        return "api" if _VERSION.match(self.source.directory.name) else "library"
 
 
 def _pos(position: Position) -> str:
@@ -1078,17 +1077,6 @@ def _holds_data(decl: TypeDecl) -> bool:
     field uses them)."""
     kind = decl.type.kind
     return not (kind in ("func", "chan") or (kind == "interface" and not decl.type.empty_interface))
-
-
-def _has_kinds(info: _SourceInfo) -> bool:
-    """Whether a package declares an API kind (a struct that inlines TypeMeta)."""
-    for decl, go_file in info.decls.values():
-        if decl.type.kind != "struct":
-            continue
-        for member in decl.type.fields:
-            if member.embedded and member.type.name == "TypeMeta":
-                return True
-    return False
 
 
 def _split_pos(position: str) -> tuple[str, int, int]:

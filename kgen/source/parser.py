@@ -99,7 +99,7 @@ class _FileReader:
     # -- syntax errors ---------------------------------------------------------
 
     def report_syntax_errors(self, root: tree_sitter.Node) -> bool:
-        """Report syntax errors; True when one is outside a function body.
+        """Report syntax errors; True when one is outside a function body or a variable.
 
         kgen reads only declarations of types and constants; a function body it cannot
         read (Go syntax newer than its grammar, such as `new(expr)`) changes nothing it
@@ -361,7 +361,8 @@ class _FileReader:
         return constexpr.UNKNOWN
 
 
-_FUNCTION_NODES = frozenset({"function_declaration", "method_declaration"})
+_FUNCTION_NODES = frozenset({"function_declaration", "method_declaration", "var_declaration", "func_literal"})
+"""Where kgen reads nothing: function bodies, and variables (their values are code)."""
 _BUILTIN_FUNCTIONS = frozenset({"len", "cap", "real", "imag", "complex", "min", "max", "new", "make", "append"})
 
 
