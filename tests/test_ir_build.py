@@ -187,13 +187,6 @@ BAD_INPUTS = [
         ],
     ),
     (
-        "malformed tag",
-        "type A struct {\n\tB string `json:b`\n}\n",
-        [
-            "v1/types.go:4:11: error: malformed struct tag 'json:b': expected key:\"value\" pairs separated by spaces"
-        ],
-    ),
-    (
         "malformed protobuf tag",
         "type A struct {\n\tB string `protobuf:\"bytes,x,opt,name=b\"`\n}\n",
         [
@@ -366,3 +359,19 @@ def test_a_type_defined_from_another_takes_its_type_markers(tmp_path, monkeypatc
     secure = package.type("SecureListener")
     assert [r.rule for r in secure.validation.rules] == ["self.port > 0"]
     assert secure.defined_from == "example.com/apis/net/v1.Listener"
+
+
+def test_a_malformed_struct_tag_is_read_as_go_reads_it(tmp_path, monkeypatch):
+    """`json:"a",omitempty` (prometheus-operator has several) is valid Go: reflect reads
+    `json:"a"` and stops, so omitempty does not apply. go vet's complaint is a warning."""
+    monkeypatch.chdir(tmp_path)
+    write_tree(tmp_path, {"v1/types.go": 'package v1\n\ntype A struct {\n\tB string `json:"b",omitempty`\n\tC string `json:c`\n}\n'})
+    universe, diagnostics = build(tmp_path / "v1", module="example.com/apis/v1")
+    assert messages(diagnostics) == [
+        "v1/types.go:4:11: warning: malformed struct tag 'json:\"b\",omitempty': expected key:\"value\" pairs "
+        "separated by spaces; Go reads only json:\"b\" from it",
+        "v1/types.go:5:11: warning: malformed struct tag 'json:c': expected key:\"value\" pairs separated by "
+        "spaces; Go reads nothing from it",
+    ]
+    fields = universe.package("example.com/apis/v1").type("A").fields
+    assert [(f.json_name, f.omitempty) for f in fields] == [("b", False), ("C", False)]

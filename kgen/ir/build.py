@@ -25,7 +25,7 @@ from kgen.markers.registry import REGISTRY, Marker, Scope
 from kgen.source import buildtags, constexpr
 from kgen.source.loader import SourcePackage, load_packages
 from kgen.source.syntax import CommentBlock, ConstDecl, FieldDecl, GoFile, TypeDecl, TypeExpr
-from kgen.source.tags import JSONTag, ProtobufTag, TagError, parse_struct_tag
+from kgen.source.tags import JSONTag, ProtobufTag, TagError, read_struct_tag
 
 WELLKNOWN_ROOT = Path(__file__).resolve().parent.parent / "wellknown"
 APIMACHINERY = "k8s.io/apimachinery/pkg/"
@@ -535,11 +535,9 @@ class _Builder:
             markers = self.parse_markers((decl.doc,), Scope.FIELD)
             opaque = any(m.name in _OPAQUE_MARKERS for m in markers)
             type_ref = self.resolve_expr(decl.type, package, go_file, allow_any=opaque)
-            try:
-                tags = parse_struct_tag(decl.tag) if decl.tag else {}
-            except TagError as err:
-                self.diagnostics.error(decl.tag_position or decl.position, str(err))
-                tags = {}
+            tags, problem = read_struct_tag(decl.tag) if decl.tag else ({}, None)
+            if problem is not None:  # go vet's complaint; the build takes what Go reads
+                self.diagnostics.warning(decl.tag_position or decl.position, problem)
             json_tag = JSONTag.parse(tags.get("json"))
             protobuf = None
             if "protobuf" in tags:

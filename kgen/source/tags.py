@@ -53,20 +53,32 @@ def unquote_go(body: str) -> str:
 
 def parse_struct_tag(tag: str) -> dict[str, str]:
     """Split a raw struct tag into its key/value pairs, in order; raise TagError if malformed."""
+    pairs, problem = read_struct_tag(tag)
+    if problem is not None:
+        raise TagError(problem)
+    return pairs
+
+
+def read_struct_tag(tag: str) -> tuple[dict[str, str], str | None]:
+    """The key/value pairs Go's reflect.StructTag reads from a tag, and what go vet would say
+    of it (None when nothing). Go stops at the first malformed part and keeps what came
+    before it, and takes the first of a repeated key: `json:"a",omitempty` is `json:"a"`."""
     pairs: dict[str, str] = {}
     rest = tag
     while rest.strip():
         match = _TAG_PAIR.match(rest)
         if not match:
-            raise TagError(
+            kept = " ".join(f'{k}:"{v}"' for k, v in pairs.items())
+            return pairs, (
                 f"malformed struct tag {tag!r}: expected key:\"value\" pairs separated by spaces"
+                + (f"; Go reads only {kept} from it" if pairs else "; Go reads nothing from it")
             )
         key, value = match.group(1), unquote_go(match.group(2))
         if key in pairs:
-            raise TagError(f"struct tag key {key!r} appears twice in {tag!r}")
+            return pairs, f"struct tag key {key!r} appears twice in {tag!r}; Go reads the first"
         pairs[key] = value
         rest = rest[match.end() :]
-    return pairs
+    return pairs, None
 
 
 @dataclass(frozen=True, slots=True)
