@@ -106,3 +106,10 @@ def test_generated_models_import_whatever_real_apis_name_their_fields(generate_p
     assert (attribute.bool_, attribute.other, attribute.class_) == (True, True, "c")
     assert attribute.ref.name == "r" and attribute.selector.match_labels == {"a": "b"}
     assert attribute.to_json() == text.encode()
+
+
+@pytest.mark.parametrize("go_name, python", [("Frobber", "Frobber"), ("None", "None_"), ("models", "models_"), ("register", "register_")])
+def test_class_names_never_hide_keywords_or_the_packages_modules(go_name, python):
+    from kgen.ir.names import python_class
+
+    assert python_class(go_name) == python

@@ -44,9 +44,18 @@ def python_attribute(json_name: str, taken: set[str]) -> str:
     return name
 
 
+# The modules of a generated package: a class of the same name, imported into the
+# package's `__init__`, would hide the module from `from . import models`.
+_MODULE_NAMES = frozenset({
+    "models", "deepcopy", "defaulters", "conversion", "register", "validation", "strategies", "protobuf",
+    "generated_pb2",
+})  # fmt: skip
+
+
 def python_class(go_name: str) -> str:
-    """Generated classes keep their Go names, which are valid Python identifiers."""
-    return go_name + "_" if keyword.iskeyword(go_name) else go_name
+    """Generated classes keep their Go names, which are valid Python identifiers, but for
+    keywords and the names of the package's own modules (an unexported Go type `models`)."""
+    return go_name + "_" if keyword.iskeyword(go_name) or go_name in _MODULE_NAMES else go_name
 
 
 def enum_constants(go_names: list[str], type_name: str) -> list[str]:
