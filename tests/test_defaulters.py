@@ -270,7 +270,8 @@ type Thing struct {
         "default of Thing.L: key 's' matches field S ('S') only ignoring case; Go's encoding/json takes it, "
         "a CRD's schema would drop it; kgen writes 'S'",
     ]
-    schema = json.loads({f.path: f.content for f in result.files}["openapi/swagger.json"])
-    props = schema["definitions"]["com.example.apis.things.v1.Thing"]["properties"]
+    documents = {f.path: f.content for f in result.files}
+    schema = json.loads(next(text for path, text in documents.items() if path.startswith("openapi/v3/")))
+    props = schema["components"]["schemas"]["com.example.apis.things.v1.Thing"]["properties"]
     assert props["p"]["default"] == {"S": "foo", "inner": {"deep": "x"}}
     assert props["l"]["default"] == [{"S": "a"}]

@@ -206,7 +206,9 @@ def test_types_and_formats_follow_openapi_gen(documents):
                          "description": "Size in bytes.\n\n\tExample: 1Gi"}  # fmt: skip
     assert p["port"]["$ref"].endswith("io.k8s.apimachinery.pkg.util.intstr.IntOrString")
     assert p["ratio"]["type"] == "number" and p["ratio"]["format"] == "double"
-    assert p["weight"] == {"default": 0, "format": "int64", "type": "integer"}  # always serialized: zero default
+    assert p["weight"] == {"format": "int64", "type": "integer"}  # v2 states no defaults
+    v3_spec = _definitions(documents, "v3")[W + "WidgetSpec"]["properties"]
+    assert v3_spec["weight"] == {"default": 0, "format": "int64", "type": "integer"}  # always serialized: zero default
     data = _definitions(documents)[W + "Part"]["properties"]["data"]
     assert data == {"format": "byte", "type": "string"}
     d = _definitions(documents)
@@ -224,11 +226,11 @@ def test_enums_defaults_and_every_extension(documents):
     spec = _definitions(documents)[W + "WidgetSpec"]
     p = spec["properties"]
     assert p["shape"] == {
-        "default": "Round",
         "description": "Shape of the widget.\n\nPossible enum values:\n - `\"Round\"` is round.\n - `\"Square\"` has corners.",
         "enum": ["Round", "Square"],
         "type": "string",
-    }
+    }  # v2: a custom resource's enum, but no default
+    assert _definitions(documents, "v3")[W + "WidgetSpec"]["properties"]["shape"]["default"] == "Round"
     assert p["aliases"]["x-kubernetes-list-type"] == "set"  # from the named type
     assert p["parts"]["x-kubernetes-list-type"] == "map"
     assert p["parts"]["x-kubernetes-list-map-keys"] == ["name"]
@@ -277,15 +279,17 @@ def test_list_items_and_map_values_state_their_zero_value_as_openapi_gen_does(ge
     documents = _documents(generate_project, {"widgets/v1/doc.go": DOC, "widgets/v1/types.go": ELEMENTS})
     v2 = json.loads(documents["openapi/swagger.json"])["definitions"][W + "Holder"]["properties"]
     v3 = json.loads(documents["openapi/v3/apis/widgets.example.com/v1.json"])["components"]["schemas"][W + "Holder"]["properties"]
-    assert v2["names"]["items"] == {"default": "", "type": "string"}
-    assert v2["counts"]["additionalProperties"] == {"default": 0, "format": "int32", "type": "integer"}
-    assert v2["flags"]["items"] == {"default": False, "type": "boolean"}
-    assert v2["plain"]["items"] == {"$ref": "#/definitions/" + W + "Loose", "default": {}}
+    assert v3["names"]["items"] == {"default": "", "type": "string"}
+    assert v3["counts"]["additionalProperties"] == {"default": 0, "format": "int32", "type": "integer"}
+    assert v3["flags"]["items"] == {"default": False, "type": "boolean"}
     assert v3["plain"]["items"] == {"allOf": [{"$ref": "#/components/schemas/" + W + "Loose"}], "default": {}}
     # No default that would not validate, and none for what has no zero value in JSON.
-    assert "default" not in v2["strict"]["items"] and "default" not in v2["pointers"]["items"]
-    assert v2["words"]["items"] == {"minLength": 1, "type": "string"}
-    assert v2["blobs"]["items"] == {"format": "byte", "type": "string"}
+    assert "default" not in v3["strict"]["items"] and "default" not in v3["pointers"]["items"]
+    assert v3["words"]["items"] == {"minLength": 1, "type": "string"}
+    assert v3["blobs"]["items"] == {"format": "byte", "type": "string"}
+    # The API server's v2 document states no defaults.
+    assert v2["names"]["items"] == {"type": "string"}
+    assert v2["plain"]["items"] == {"$ref": "#/definitions/" + W + "Loose"}
 
 
 def test_documents_are_valid_openapi(documents):

@@ -2,7 +2,8 @@
 
 One builder serves three dialects:
 
-- `v2` and `v3`: definitions as the API server publishes them (openapi-gen). Structs and
+- `v2` and `v3`: definitions as the API server publishes them (openapi-gen); v2 states no
+  defaults, nor the enums of Kubernetes' own types, as the API server's v2 document. Structs and
   the apimachinery well-known types are definitions named by their reversed import path
   (`io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta`) and referenced with `$ref` (in v3
   wrapped in `allOf` when the reference carries a description or a default).
@@ -141,9 +142,29 @@ class SchemaBuilder:
         self._stack: list[str] = []
         self.cycles: list[tuple[TypeDef, list[str]]] = []
         """Types that contain themselves (a CRD schema cannot say them): the type and the way round."""
+        self._custom: dict[str, bool] = {}
         self._inline: dict[str, bytes] = {}
         """CRD schemas of structs already written out, kept as marshal bytes: a struct used by
         many kinds is expanded once and each use gets its own copy to add to."""
+
+    def rules(self, item: TypeDef | Field, owner: TypeDef | None = None) -> Constraints:
+        """The constraints a schema states for a type or a field (of `owner`): all of them for
+        custom resources, whose schema is their validation; for Kubernetes' own groups and
+        libraries, what openapi-gen (v2, v3) or controller-gen (crd) publishes."""
+        package = (owner or item).package
+        custom = self._custom.get(package)
+        if custom is None:
+            custom = self._custom[package] = self.universe.package(package).custom_resources
+        if custom:
+            return item.validation
+        return item.crd if self.dialect == "crd" else item.openapi
+
+    def publishes_enum(self, typedef: TypeDef) -> bool:
+        """Whether the type's enum is stated: the API server's v2 document drops the enums of
+        its own types (apiserver's pruneEnums), and keeps those of custom resources."""
+        if not is_enum(typedef):
+            return False
+        return self.dialect != "v2" or self.universe.package(typedef.package).custom_resources
 
     # -- definitions (v2/v3) ---------------------------------------------------------------
 
@@ -195,7 +216,7 @@ class SchemaBuilder:
         if required:
             # controller-gen lists required fields alphabetically; openapi-gen in field order.
             schema["required"] = sorted(required) if self.dialect == "crd" else required
-        constraints = [typedef.validation]
+        constraints = [self.rules(typedef)]
         schema.update(self.keywords(constraints, "struct"))
         rules = self.union_rules(typedef)
         if rules:
@@ -222,13 +243,13 @@ class SchemaBuilder:
         elif self.dialect == "crd" and f.json_name == "metadata" and _is_object_meta(self.universe, f.type):
             return {"type": "object"}
         else:
-            schema = self.value(f.type, [f.validation], owner=f)
+            schema = self.value(f.type, [self.rules(f, owner)], owner=f)
         extra: list[str] = []
         base = _named_base(self.universe, f.type)
-        if self.dialect != "crd" and base is not None and is_enum(base):
+        if self.dialect != "crd" and base is not None and self.publishes_enum(base):
             extra = enum_lines(base)
         text = self.describe(f.doc, extra)
-        default = self.default(f)
+        default = self.default(f) if self.dialect != "v2" else None  # v2 never states defaults
         if self.dialect != "crd":
             if f.patch_strategy:
                 schema["x-kubernetes-patch-strategy"] = f.patch_strategy
@@ -256,7 +277,7 @@ class SchemaBuilder:
             return f.default
         if self.dialect == "crd" or f.omitempty or f.omitzero:
             return None
-        return self.zero_default(f.type, [f.validation])
+        return self.zero_default(f.type, [f.validation])  # a default must meet every rule, published or not
 
     def zero_default(self, ref: TypeRef, constraints: list[Constraints]) -> Any:
         """The zero value openapi-gen states for a value that is always serialized (a field
@@ -306,8 +327,8 @@ class SchemaBuilder:
                 shape = "struct" if typedef.kind == "struct" else "opaque"
             else:
                 # Named scalars, slices and maps are written out where they are used.
-                schema = self.value(typedef.underlying, [*constraints, typedef.validation])
-                if is_enum(typedef):
+                schema = self.value(typedef.underlying, [*constraints, self.rules(typedef)])
+                if self.publishes_enum(typedef):
                     schema["enum"] = sorted({v.value for v in typedef.enum_values}, key=str)  # openapi-gen sorts them
                 return schema
         else:  # interface{} with an opaque marker
@@ -318,7 +339,7 @@ class SchemaBuilder:
     def element(self, ref: TypeRef, constraints: list[Constraints]) -> dict[str, Any]:
         """A list item or map value; openapi-gen states its zero value as its default."""
         schema = self.value(ref, constraints)
-        if self.dialect == "crd":
+        if self.dialect != "v3":
             return schema
         zero = self.zero_default(ref, constraints)
         if zero is None:

@@ -396,7 +396,9 @@ def _check_union(typedef: TypeDef, union: Union, diagnostics: Diagnostics) -> No
             diagnostics.error(
                 position, f"union of {typedef.name} names {member.json_name!r}, which is not a field (fields: {', '.join(sorted(known))})"
             )
-    if len(union.members) < 2 and union.origin != "k8s:unionMember":
+    # A discriminated union may have one member: SeccompProfile's `type` names the profile
+    # kind, and only `Localhost` carries a field (localhostProfile).
+    if len(union.members) < 2 and union.origin != "k8s:unionMember" and union.discriminator is None:
         diagnostics.warning(position, f"union of {typedef.name} has fewer than two members")
 
 

@@ -392,6 +392,8 @@ class _Builder:
         marker_names = {m.name for m in markers}
         common = dict(
             validation=constraints(markers),
+            openapi=constraints(markers, view="openapi"),
+            crd=constraints(markers, view="crd"),
             name=name,
             package=package,
             python_name=names.python_class(name),
@@ -430,7 +432,12 @@ class _Builder:
             if target.kind != "python" and inherited:
                 markers = [*inherited, *markers]
                 marker_names |= {m.name for m in inherited}
-                common |= {"markers": tuple(markers), "validation": constraints(markers)}
+                common |= {
+                    "markers": tuple(markers),
+                    "validation": constraints(markers),
+                    "openapi": constraints(markers, view="openapi"),
+                    "crd": constraints(markers, view="crd"),
+                }
             if target.kind == "struct":
                 return self._struct(
                     common, list(target.members), package, decl.position,
@@ -619,12 +626,14 @@ class _Builder:
                 continue
             fields.append(self._field(member, path, declaring_package, taken))
         found = self._unions(common["markers"], fields)
-        embedded_unions, validation = self._embedded_rules(members, fields, common["validation"])
+        embedded_unions, views = self._embedded_rules(
+            members, fields, {view: common[view] for view in ("validation", "openapi", "crd")}
+        )
         struct_unions = [u for u in found if u.origin == "union"]
         unions_ = (*struct_unions, *embedded_unions, *(u for u in found if u.origin != "union"))
         typedef = TypeDef(
             kind="struct", members=tuple(members), fields=tuple(fields), defined_from=defined_from,
-            unions=unions_, **(common | {"validation": validation}),
+            unions=unions_, **(common | views),
         )  # fmt: skip
         return self._classify(typedef)
 
@@ -634,7 +643,7 @@ class _Builder:
 
         return unions(type_markers, fields, report)
 
-    def _embedded_rules(self, members: list[Member], fields: list[Field], validation):
+    def _embedded_rules(self, members: list[Member], fields: list[Field], views: dict):
         """Unions and type rules of the structs embedded inline: they hold of this struct's JSON.
 
         A union is kept only when all its fields are still visible here, reached through the
@@ -648,7 +657,7 @@ class _Builder:
             target = self.typedef(ref.package, ref.name)
             if target is None:
                 continue
-            validation = with_embedded(validation, target.validation)
+            views = {view: with_embedded(own, getattr(target, view)) for view, own in views.items()}
             candidates = list(target.unions)
             marker = next((m for m in member.markers if m.name == "union"), None)
             if marker is not None and not any(u.origin == "union" for u in candidates):
@@ -664,7 +673,7 @@ class _Builder:
                     )
                     continue
                 found.append(union)
-        return tuple(found), validation
+        return tuple(found), views
 
     def _collect(self, members, depth, path, out, package, visiting: set) -> None:
         for member in members:
@@ -706,6 +715,8 @@ class _Builder:
             tags=tags,
             default=default,
             validation=constraints(member.markers, self._package_presence(package)),
+            openapi=constraints(member.markers, self._package_presence(package), view="openapi"),
+            crd=constraints(member.markers, self._package_presence(package), view="crd"),
             position=member.position,
         )
 
@@ -936,10 +947,10 @@ class _Builder:
         version_marker = next((m.value for m in info.markers if m.name == "versionName"), None)
         internal = not info.builtin and not _VERSION.match(directory) and version_marker is None
         if internal:
-            group, version = group_marker or directory, "__internal"
+            group, version = group_marker if group_marker is not None else directory, "__internal"
         else:
             parent = source.relative_dir.rsplit("/", 2)[-2] if "/" in source.relative_dir else ""
-            group, version = group_marker or parent, version_marker or directory
+            group, version = group_marker if group_marker is not None else parent, version_marker or directory
         if info.builtin:
             group = group_marker or ""
             relative = import_path.removeprefix(APIMACHINERY).replace("apis/", "", 1)

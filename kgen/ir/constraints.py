@@ -57,8 +57,22 @@ _SIMPLE = {
     "MaxProperties": "max_properties",
 }
 
-def constraints(markers: Iterable[Marker], package_presence: str | None = None) -> Constraints:
-    """The constraints the validation markers among `markers` declare."""
+_CONTROLLER_GEN_K8S = frozenset({"k8s:optional", "k8s:required", "k8s:immutable"})
+"""The validation-gen tags controller-gen (0.21) reads."""
+
+
+def constraints(
+    markers: Iterable[Marker], package_presence: str | None = None, view: str = "all"
+) -> Constraints:
+    """The constraints the validation markers among `markers` declare.
+
+    `view` says whose reading: `all` (what kgen's validators enforce), `openapi` (what
+    openapi-gen publishes: no controller-gen markers, no validation-gen rule tags) or `crd`
+    (what controller-gen publishes: no validation-gen rule tags but the three it reads)."""
+    if view == "openapi":
+        markers = [m for m in markers if not m.name.startswith(("k8s:", "kubebuilder:")) or m.name in ("k8s:optional", "k8s:required")]
+    elif view == "crd":
+        markers = [m for m in markers if not m.name.startswith("k8s:") or m.name in _CONTROLLER_GEN_K8S]
     values: dict[str, Any] = {}
     items: list[Marker] = []
     keys: list[Marker] = []

@@ -192,6 +192,14 @@ class Field(_Frozen):
     default: Any = None
     """The JSON default (`+default`, `+kubebuilder:default`, or the type's); None when none."""
     validation: Constraints = Constraints()
+    openapi: Constraints = Constraints()
+    """`validation` as openapi-gen publishes it for Kubernetes' own groups: without
+    controller-gen's markers and validation-gen's rule tags (`+k8s:minimum`...), which the
+    API server enforces in code. (Custom resources publish all of `validation`: their
+    schema is their validation.)"""
+    crd: Constraints = Constraints()
+    """`validation` as controller-gen publishes it (of a type a CRD embeds from a package
+    that is not a custom resource, such as core/v1): without validation-gen's rule tags."""
     position: str = ""
 
     def marker(self, name: str) -> Marker | None:
@@ -276,6 +284,10 @@ class TypeDef(_Frozen):
     validation: Constraints = Constraints()
     """Constraints of the type itself (type-level markers), applied wherever it is used; a
     struct's include the rules of the structs it embeds inline."""
+    openapi: Constraints = Constraints()
+    """`validation` as openapi-gen publishes it (see Field.openapi)."""
+    crd: Constraints = Constraints()
+    """`validation` as controller-gen publishes it (see Field.crd)."""
     unions: tuple[Union, ...] = ()
     """A struct's unions, those of the structs it embeds inline included."""
 
