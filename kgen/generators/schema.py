@@ -64,6 +64,12 @@ _WELL_KNOWN: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
     (META_V1, "MicroTime"): {d: {"type": "string", "format": "date-time"} for d in ("v2", "v3", "crd")},
     (META_V1, "Duration"): {d: {"type": "string"} for d in ("v2", "v3", "crd")},
     (META_V1, "FieldsV1"): {d: {"type": "object"} for d in ("v2", "v3", "crd")},
+    **{
+        (f"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/{version}", "JSON"): {
+            "v2": {}, "v3": {}, "crd": {"x-kubernetes-preserve-unknown-fields": True},
+        }
+        for version in ("v1", "v1beta1")
+    },
     ("k8s.io/apimachinery/pkg/runtime", "RawExtension"): {
         d: {"type": "object", "x-kubernetes-preserve-unknown-fields": True} for d in ("v2", "v3", "crd")
     },
@@ -151,20 +157,41 @@ class SchemaBuilder:
         """The constraints a schema states for a type or a field (of `owner`): all of them for
         custom resources, whose schema is their validation; for Kubernetes' own groups and
         libraries, what openapi-gen (v2, v3) or controller-gen (crd) publishes."""
-        package = (owner or item).package
-        custom = self._custom.get(package)
-        if custom is None:
-            custom = self._custom[package] = self.universe.package(package).custom_resources
-        if custom:
+        if self.custom((owner or item).package):
             return item.validation
         return item.crd if self.dialect == "crd" else item.openapi
 
+    def custom(self, package: str) -> bool:
+        custom = self._custom.get(package)
+        if custom is None:
+            custom = self._custom[package] = self.universe.package(package).custom_resources
+        return custom
+
     def publishes_enum(self, typedef: TypeDef) -> bool:
         """Whether the type's enum is stated: the API server's v2 document drops the enums of
-        its own types (apiserver's pruneEnums), and keeps those of custom resources."""
+        its own types (apiserver's pruneEnums), and keeps those of custom resources;
+        controller-gen reads `+k8s:enum` but not openapi-gen's `+enum`."""
         if not is_enum(typedef):
             return False
-        return self.dialect != "v2" or self.universe.package(typedef.package).custom_resources
+        if self.custom(typedef.package):
+            return True
+        if self.dialect == "crd":
+            return typedef.has_marker("k8s:enum")
+        return self.dialect != "v2"
+
+    def struct_type(self, typedef: TypeDef) -> str | None:
+        """`+structType` of a struct, or of a struct it embeds inline (ConfigMapEnvSource is
+        atomic because the LocalObjectReference it embeds is), as controller-gen carries it."""
+        marker = typedef.marker("structType")
+        if marker is not None:
+            return marker.value
+        for member in typedef.members:
+            if member.promoted:
+                ref = member.type.elem if member.type.kind == "pointer" else member.type
+                inner = self.universe.resolve(ref)
+                if inner.kind == "struct" and (found := self.struct_type(inner)) is not None:
+                    return found
+        return None
 
     # -- definitions (v2/v3) ---------------------------------------------------------------
 
@@ -218,16 +245,16 @@ class SchemaBuilder:
             schema["required"] = sorted(required) if self.dialect == "crd" else required
         constraints = [self.rules(typedef)]
         schema.update(self.keywords(constraints, "struct"))
-        rules = self.union_rules(typedef)
-        if rules:
+        rules = self.union_rules(typedef) if self.dialect != "crd" or self.custom(typedef.package) else []
+        if rules:  # controller-gen does not read +union: types a CRD embeds from elsewhere get no rules
             schema.setdefault("x-kubernetes-validations", [])[:0] = rules
         if self.dialect != "crd" and typedef.unions:
             unions = [self.union_extension(u) for u in typedef.unions if u.discriminator or u.origin in _OPENAPI_GEN_UNIONS]
             if unions:
                 schema["x-kubernetes-unions"] = unions
-        structure = typedef.marker("structType")
+        structure = self.struct_type(typedef)
         if structure is not None:
-            schema["x-kubernetes-map-type"] = structure.value
+            schema["x-kubernetes-map-type"] = structure
         if typedef.has_marker("kubebuilder:pruning:PreserveUnknownFields"):
             schema["x-kubernetes-preserve-unknown-fields"] = True
         if typedef.has_marker("kubebuilder:validation:EmbeddedResource") or typedef.has_marker(
@@ -273,8 +300,8 @@ class SchemaBuilder:
         return schema
 
     def default(self, f: Field) -> Any:
-        if f.default is not None:
-            return f.default
+        if f.declared_default is not None:
+            return f.declared_default
         if self.dialect == "crd" or f.omitempty or f.omitzero:
             return None
         return self.zero_default(f.type, [f.validation])  # a default must meet every rule, published or not

@@ -20,7 +20,7 @@ from kgen.ir import names
 from kgen.ir.constraints import constraints, unions, with_embedded
 from kgen.hooks import read_hook_modules
 from kgen.ir.model import API_RULE_EXCEPTIONS, EnumValue, Field, Hook, Member, Package, ProtobufInfo, TypeDef, TypeRef, Universe
-from kgen.markers.grammar import doc_lines, extract_markers
+from kgen.markers.grammar import RawMarker, doc_lines, extract_markers
 from kgen.markers.registry import REGISTRY, Marker, Scope
 from kgen.source import buildtags, constexpr
 from kgen.source.loader import SourcePackage, load_packages
@@ -45,6 +45,18 @@ _UNSERIALIZABLE = {
     "complex128": "complex numbers have no JSON form (encoding/json rejects them); use two float fields",
 }
 """Go's predeclared types that encoding/json cannot write."""
+_APIEXTENSIONS = "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/"
+OVERLAYS: dict[tuple[str, str], tuple[str, ...]] = {
+    **{
+        (_APIEXTENSIONS + version, "JSON"): (
+            "kgen:python=kgen.runtime.rawjson:JSON", "kgen:jsonType=any", "kgen:mutable",
+        )
+        for version in ("v1", "v1beta1")
+    },
+}  # fmt: skip
+"""Types of packages kgen reads from their real sources (the module cache) whose JSON form
+their Go code writes by hand (a MarshalJSON method kgen does not read): the markers that
+tell kgen that form, as its own well-known packages carry them."""
 _IDENTITY_MARKERS = (
     "genclient", "kubebuilder:object:", "kubebuilder:resource", "kubebuilder:subresource:", "kubebuilder:printcolumn",
     "kubebuilder:storageversion", "kubebuilder:skipversion", "kubebuilder:unservedversion",
@@ -378,11 +390,17 @@ class _Builder:
         return entry[0] if entry is not None else None
 
     def type_markers(self, package: str, name: str) -> list[Marker]:
-        """The markers of a type declaration, read once (problems are reported once)."""
+        """The markers of a type declaration, read once (problems are reported once), with
+        kgen's own for the types whose JSON form Go code writes by hand (`OVERLAYS`)."""
         key = (package, name)
         if key not in self._type_markers:
             decl = self.packages[package].decls[name][0]
-            self._type_markers[key] = self.parse_markers((decl.prior, decl.doc), Scope.TYPE)
+            markers = list(self.parse_markers((decl.prior, decl.doc), Scope.TYPE))
+            for text in OVERLAYS.get(key, ()):
+                marker = REGISTRY.parse(RawMarker(text, decl.position), Scope.TYPE, self.diagnostics)
+                if marker is not None:
+                    markers.append(marker)
+            self._type_markers[key] = markers
         return self._type_markers[key]
 
     def _build_typedef(self, package: str, name: str) -> TypeDef | None:
@@ -696,7 +714,7 @@ class _Builder:
     def _field(self, member: Member, path: tuple[str, ...], package: str, taken: set[str]) -> Field:
         tags = member.tags
         json_tag = JSONTag.parse(tags.get("json"))
-        default = self._default(member)
+        default, declared_default = self._default(member)
         return Field(
             go_name=member.go_name,
             go_path=path,
@@ -714,6 +732,7 @@ class _Builder:
             patch_merge_key=tags.get("patchMergeKey"),
             tags=tags,
             default=default,
+            declared_default=declared_default,
             validation=constraints(member.markers, self._package_presence(package)),
             openapi=constraints(member.markers, self._package_presence(package), view="openapi"),
             crd=constraints(member.markers, self._package_presence(package), view="crd"),
@@ -729,7 +748,8 @@ class _Builder:
         return None
 
     def _default(self, member: Member):
-        """The field's default: its own marker, else its named type's; zero values count as none."""
+        """The field's default as defaulting applies it (its own marker, else its named type's;
+        zero values count as none), and as the markers declare it (a zero value included)."""
         own = [m for m in member.markers if m.name in ("default", "kubebuilder:default")]
         # The same marker twice is reported with every repeated marker; this is +default vs +kubebuilder:default.
         if len({m.name for m in own}) > 1 and len({repr(m.value) for m in own}) > 1:
@@ -747,8 +767,8 @@ class _Builder:
                 marker = next((m for m in self.type_markers(ref.package, ref.name) if m.name in ("default", "kubebuilder:default")), None)
                 value = marker.value if marker else None
         if value is None or (member.type.kind != "pointer" and self._is_zero_json(member.type, value)):
-            return None
-        return value
+            return None, value
+        return value, value
 
     def _is_zero_json(self, ref: TypeRef, value) -> bool:
         """Whether a JSON default is the Go zero value of a non-pointer type."""
@@ -865,7 +885,7 @@ class _Builder:
                 where = f"default of {typedef.name}.{f.go_name}"
                 matched = self._match_keys(f.type, f.default, where, Position(*_split_pos(f.position)), set())
                 if matched != f.default:
-                    fields[i] = f.model_copy(update={"default": matched})
+                    fields[i] = f.model_copy(update={"default": matched, "declared_default": matched})
             if fields != list(typedef.fields):
                 self.typedefs[key] = typedef.model_copy(update={"fields": tuple(fields)})
 

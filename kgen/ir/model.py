@@ -190,7 +190,11 @@ class Field(_Frozen):
     tags: dict[str, str] = {}
     """Every struct tag as written, unknown keys included."""
     default: Any = None
-    """The JSON default (`+default`, `+kubebuilder:default`, or the type's); None when none."""
+    """The JSON default (`+default`, `+kubebuilder:default`, or the type's); None when none,
+    or when it is the Go zero value of a non-pointer field (defaulting would change nothing)."""
+    declared_default: Any = None
+    """The default as the markers declare it, a zero value included (`+default=""`): what
+    schemas state, as openapi-gen and controller-gen write it."""
     validation: Constraints = Constraints()
     openapi: Constraints = Constraints()
     """`validation` as openapi-gen publishes it for Kubernetes' own groups: without

@@ -87,3 +87,10 @@ class FieldsV1(_RawJSON):
     """A managed-fields set in its JSON trie form (metav1.FieldsV1)."""
 
     __slots__ = ()
+
+
+class JSON(_RawJSON):
+    """Any JSON value, kept as parsed (apiextensions' JSON: defaults and examples in schemas,
+    and the free-form values custom resources hold, such as cluster-api's variable values)."""
+
+    __slots__ = ()
