@@ -125,3 +125,32 @@ def test_external_types_convert_in_the_package_that_names_them(generate_project,
     external = module("external.widgets.v1.models").Widget.from_json(b'{"spec":{"size":5}}')
     assert conversion.to_internal_Widget(external).spec.size == 5
     assert type(conversion.from_internal_Widget(conversion.to_internal_Widget(external))) is type(external)
+
+
+def test_a_type_converted_by_hand_needs_a_hook_only_where_it_is_used(generate_project):
+    """conversion-gen's `+k8s:conversion-gen=false`: no automatic conversion for the type; a
+    list that holds it still converts its items through the hand-written one."""
+    marker = "// +k8s:conversion-gen=false\n"
+    files = _version("v1beta1", markers=marker, doc="// +k8s:conversion-gen=example.com/apis/widgets/v1beta2\n")
+    files |= _version("v1beta2", markers="// +kubebuilder:storageversion\n")
+    with pytest.raises(InputError) as caught:
+        generate_project(files)
+    found = [str(d) for d in caught.value.diagnostics]
+    assert any("converting v1beta1 Widget to v1beta2 Widget needs a hand-written hook: its conversion is written "
+               "by hand (+k8s:conversion-gen=false)" in line for line in found), found
+    hooks = (
+        "from {out}.widgets.v1beta1 import conversion as generated\n\n\n"
+        "def convert_v1beta1_Widget_to_v1beta2_Widget(src, dst, scope):\n"
+        "    dst.metadata = src.metadata.deep_copy()\n"
+        "    generated.convert_v1beta1_WidgetSpec_to_v1beta2_WidgetSpec(src.spec, dst.spec, scope)\n"
+        "    dst.spec.size = src.spec.size * 10\n\n\n"
+        "def convert_v1beta2_Widget_to_v1beta1_Widget(src, dst, scope):\n"
+        "    dst.spec.size = src.spec.size // 10\n"
+    )
+    import conftest  # the next project's number names its output package
+
+    module, _ = generate_project(files | {"widgets/v1beta1/conversion.py": hooks.format(out=f"out{conftest._projects + 1}")})
+    conversion = module("widgets.v1beta1.conversion")
+    assert not hasattr(conversion, "auto_convert_v1beta1_Widget_to_v1beta2_Widget")
+    items = module("widgets.v1beta1.models").WidgetList.from_json(b'{"items":[{"spec":{"size":2}}]}')
+    assert conversion.to_v1beta2_WidgetList(items).items[0].spec.size == 20

@@ -651,3 +651,35 @@ def test_update_transitions_and_the_remaining_limits(generate_project):
         "unique", "maximum", "minLength", "maxProperties",
     ]  # fmt: skip
     assert str(v.internal(v.Path.root("spec"), RuntimeError("boom"))) == "spec: Internal error: boom"
+
+
+def test_object_property_counts_and_lengths_of_bytes_as_openapi_reads_them(generate_project):
+    """cluster-api writes +kubebuilder:validation:MinProperties=1 on structs (at least one field
+    set) and MinLength/MaxLength on []byte fields (the base64 text JSON holds)."""
+    files = widget(
+        """
+    // +optional
+    Endpoint *Endpoint `json:"endpoint,omitempty"`
+    // +optional
+    // +kubebuilder:validation:MinLength=1
+    // +kubebuilder:validation:MaxLength=8
+    CABundle []byte `json:"caBundle,omitempty"`
+""",
+        "",
+    )
+    files["widgets/v1/types.go"] += (
+        "\n// +kubebuilder:validation:MinProperties=1\n// +kubebuilder:validation:MaxProperties=1\n"
+        "type Endpoint struct {\n\t// +optional\n\tHost string `json:\"host,omitempty\"`\n"
+        "\t// +optional\n\tPort int32 `json:\"port,omitempty\"`\n}\n"
+    )
+    load, _ = generate_project(files)
+    models, validation = load("widgets.v1.models"), load("widgets.v1.validation")
+    errors = lambda spec: [str(e) for e in validation.validate_WidgetSpec(spec, v.Path.root("spec"))]  # noqa: E731
+    assert errors(models.WidgetSpec(endpoint=models.Endpoint(host="h"), ca_bundle=b"123456")) == []
+    assert errors(models.WidgetSpec(endpoint=models.Endpoint(host="h", port=1), ca_bundle=b"1234567")) == [
+        "spec.endpoint: Too many: 2: must have at most 1 item",
+        'spec.caBundle: Too long: may not be more than 8 characters',
+    ]
+    assert errors(models.WidgetSpec(endpoint=models.Endpoint())) == [
+        "spec.endpoint: Invalid value: 0: must have at least 1 item"
+    ]

@@ -73,10 +73,12 @@ class Direction:
     """Source fields with no counterpart in the target."""
     mismatched: list[str] = field(default_factory=list)
     """Fields whose types do not convert by themselves."""
+    by_hand: bool = False
+    """The type is marked `+k8s:conversion-gen=false`: its conversion is written by hand."""
 
     @property
     def problems(self) -> list[str]:
-        out = []
+        out = ["its conversion is written by hand (+k8s:conversion-gen=false)"] if self.by_hand else []
         if self.missing:
             out.append(f"fields with no counterpart in {self.target_version}: {', '.join(self.missing)}")
         if self.mismatched:
@@ -117,6 +119,8 @@ class Pair:
     explicit: bool = True
     """The hub was asked for (a marker, or an internal package); False for kubebuilder's
     implicit hub (the storage version)."""
+    by_hand: frozenset[str] = frozenset()
+    """Names of the types marked `+k8s:conversion-gen=false` on either side."""
 
 
 def _hub_by_marker(universe: Universe, package: Package) -> Package | None | bool:
@@ -158,10 +162,15 @@ def _shared_types(external: Package, hub: Package, kinds: set[str] | None = None
         peer = hub.type(typedef.name)
         if typedef.kind != "struct" or peer is None or peer.kind != "struct":
             continue
-        if any(m.name == "k8s:conversion-gen" and m.value == "false" for m in typedef.markers + peer.markers):
-            continue
         types.append((typedef, peer))
     return types
+
+
+def _by_hand(types: list[tuple[TypeDef, TypeDef]]) -> frozenset[str]:
+    return frozenset(
+        e.name for e, h in types
+        if any(m.name == "k8s:conversion-gen" and str(m.value).lower() == "false" for m in e.markers + h.markers)
+    )  # fmt: skip
 
 
 def _reached(package: Package, kinds: set[str]) -> set[str]:
@@ -201,7 +210,7 @@ def _find_pairs(universe: Universe) -> list[Pair]:
             hub = candidates[0] if len(candidates) == 1 else None
         if hub is not None:
             if hub.import_path != external.import_path and (types := _shared_types(external, hub)):
-                found.append(Pair(package, external, hub, types))
+                found.append(Pair(package, external, hub, types, by_hand=_by_hand(types)))
             continue
         if not package.custom_resources:
             continue
@@ -217,7 +226,7 @@ def _find_pairs(universe: Universe) -> list[Pair]:
                 None,
             )  # fmt: skip
             if hub is not None and (types := _shared_types(package, hub, kinds)):
-                found.append(Pair(package, package, hub, types, explicit=False))
+                found.append(Pair(package, package, hub, types, explicit=False, by_hand=_by_hand(types)))
     return found
 
 
@@ -233,10 +242,14 @@ def hubs(universe: Universe) -> dict[str, list[str]]:
 class _Planner:
     """Works out how each field converts, within the conversion module of one package."""
 
-    def __init__(self, universe: Universe, pair: Pair, context: ModuleContext):
+    def __init__(self, universe: Universe, pair: Pair, context: ModuleContext, elsewhere: dict | None = None):
         self.universe = universe
         self.pair = pair
         self.context = context
+        self.elsewhere = elsewhere or {}
+        """(source package, name, target package, name) -> (home package, function) of every pair."""
+        self.used: set[tuple[str, str]] = set()
+        """(package, name) of the source types whose conversion another conversion calls."""
         self.version = label(pair.external)
         self.hub_label = label(pair.hub)
         self.peers = {(e.package, e.name): i for e, i in pair.types} | {(i.package, i.name): e for e, i in pair.types}
@@ -252,7 +265,10 @@ class _Planner:
         direction = Direction(
             source, target, label(source_package), label(target_package), hub_label=self.hub_label,
             source_go_package=source_package.go_name, target_go_package=target_package.go_name,
+            by_hand=source.name in self.pair.by_hand,
         )  # fmt: skip
+        if direction.by_hand:
+            return direction
         by_path = {f.go_path: f for f in target.fields}
         for src_field in source.fields:
             if src_field.go_path[:1] == ("TypeMeta",):
@@ -276,7 +292,7 @@ class _Planner:
         """Python that converts `var` of type `source` into a value of type `target`, or None."""
         src, dst = underlying(self.universe, source), underlying(self.universe, target)
         if src.kind != dst.kind:
-            return None
+            return self.pointer_or_value(src, dst, var, depth)
         if src.kind == "basic":
             return var if src.basic == dst.basic else None
         if src.kind == "any":
@@ -308,9 +324,47 @@ class _Planner:
             copy = self.context.package_name(target_package, "deepcopy", f"deep_copy_{source_def.python_name}")
             return f"{copy}({var})"
         if self.peers.get((source_def.package, source_def.name)) is target_def:
+            self.used.add((source_def.package, source_def.name))
             if target_def.package == self.pair.hub.import_path:
                 return f"to_{self.hub_label}_{source_def.python_name}({var}, scope)"
             return f"from_{self.hub_label}_{target_def.python_name}({var}, scope)"
+        # A type of another package that converts through its own module (cluster-api's
+        # kubeadm types hold core's ObjectMeta, which core's conversions convert).
+        found = self.elsewhere.get((source_def.package, source_def.name, target_def.package, target_def.name))
+        if found is not None:
+            self.used.add((source_def.package, source_def.name))
+            home, function = found
+            if home.import_path == self.context.package.import_path:
+                return f"{function}({var}, scope)"
+            return f"{self.context.package_name(home, 'conversion', function)}({var}, scope)"
+        return None
+
+    def pointer_or_value(self, src: TypeRef, dst: TypeRef, var: str, depth: int) -> str | None:
+        """A pointer on one side and its value on the other, as apimachinery's
+        Convert_Pointer_X_To_X (nil becomes the zero value) and Convert_X_To_Pointer_X (the
+        value, never nil) convert them: for strings, numbers, bools, IntOrString and Duration."""
+        if src.kind == "pointer" and dst.kind != "pointer":
+            inner = self.expression(src.elem, dst, var, depth)
+            zero = self.zero_of(dst)
+            if inner is None or zero is None:
+                return None
+            return f"{zero} if {var} is None else {inner}"
+        if dst.kind == "pointer" and src.kind != "pointer":
+            if self.zero_of(src) is None:
+                return None
+            return self.expression(src, dst.elem, var, depth)
+        return None
+
+    def zero_of(self, ref: TypeRef) -> str | None:
+        """The zero value of a type apimachinery converts to and from a pointer, as Python."""
+        base = underlying(self.universe, ref)
+        if base.kind == "basic":
+            return {"string": '""', "bool": "False", "float32": "0.0", "float64": "0.0"}.get(base.basic or "", "0") \
+                if base.basic != "bytes" else None
+        if base.kind == "named":
+            typedef = self.universe.resolve(base)
+            if typedef.kind == "python" and typedef.name in ("IntOrString", "Duration"):
+                return f"{self.context.python_class(typedef.python_class)}()"
         return None
 
     def _stringish(self, ref: TypeRef) -> bool:
@@ -332,10 +386,19 @@ class _Module:
     home: Package
     context: ModuleContext
     plans: list[tuple[Pair, list[Direction]]]
+    used: set[tuple[str, str]] = field(default_factory=set)
+    """(package, name) of the source types whose conversions other conversions call."""
 
     @property
     def directions(self) -> list[Direction]:
         return [d for _, directions in self.plans for d in directions]
+
+    def needed(self, direction: Direction) -> bool:
+        """Whether a conversion is used: a kind's or a list's (the Scheme converts them),
+        or one another conversion calls. A type converted by hand that nothing uses needs
+        no hook (conversion-gen's `+k8s:conversion-gen=false` alone asks for nothing)."""
+        source = direction.source
+        return source.is_kind or source.is_list or (source.package, source.name) in self.used
 
 
 @per_universe
@@ -344,12 +407,25 @@ def modules(universe: Universe) -> list[_Module]:
     by_home: dict[str, list[Pair]] = defaultdict(list)
     for pair in pairs(universe):
         by_home[pair.home.import_path].append(pair)
+    elsewhere: dict[tuple[str, str, str, str], tuple[Package, str]] = {}
+    for pair in pairs(universe):
+        hub_label = label(pair.hub)
+        for external, hub in pair.types:
+            key = (external.package, external.name, hub.package, hub.name)
+            elsewhere.setdefault(key, (pair.home, f"to_{hub_label}_{external.python_name}"))
+            key = (hub.package, hub.name, external.package, external.name)
+            elsewhere.setdefault(key, (pair.home, f"from_{hub_label}_{external.python_name}"))
     out = []
     for import_path, home_pairs in sorted(by_home.items()):
         home = home_pairs[0].home
         context = ModuleContext(universe, home, NAME)
-        plans = [(pair, _Planner(universe, pair, context).directions()) for pair in home_pairs]
-        out.append(_Module(home, context, plans))
+        planners = [(pair, _Planner(universe, pair, context, elsewhere)) for pair in home_pairs]
+        plans = [(pair, planner.directions()) for pair, planner in planners]
+        out.append(_Module(home, context, plans, set().union(*(planner.used for _, planner in planners))))
+    # Conversions other modules call (a kubeadm type holding core's ObjectMeta) are used too.
+    used_anywhere = set().union(*(m.used for m in out)) if out else set()
+    for module in out:
+        module.used |= used_anywhere
     return out
 
 
@@ -358,11 +434,23 @@ def unhooked(module: _Module, pair: Pair, direction: Direction) -> bool:
     return bool(direction.problems) and module.home.hook("conversion", direction.hook_name) is None
 
 
+def omitted(module: _Module, direction: Direction) -> bool:
+    """A conversion written by hand that nothing uses and nobody wrote: nothing is generated."""
+    return direction.by_hand and not module.needed(direction) and module.home.hook("conversion", direction.hook_name) is None
+
+
+def in_go(module: _Module, pair: Pair) -> bool:
+    """Whether the package's hand-written conversions are Go code (a project generating with
+    conversion-gen: its `Convert_` functions in conversion.go), or the hub was not asked for:
+    then the Python hooks are to be ported, and missing ones are one warning, not errors."""
+    return not pair.explicit or bool(module.home.manual_conversions)
+
+
 def check(universe: Universe, diagnostics: Diagnostics) -> None:
     """Every direction that cannot be converted automatically needs its hook, with 3 parameters.
 
-    A missing hook is an error, unless the Go package has its hand-written counterpart or
-    the hub was implicit (then one warning per package lists what to write)."""
+    A missing hook is an error, unless the package's hand-written conversions are Go code
+    or the hub was implicit (then one warning per package lists what to write)."""
     for module in modules(universe):
         hooks_file = _hooks_file(module.home)
         pending: list[str] = []
@@ -372,9 +460,9 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
                 if hook is not None:
                     check_arity(hook, 3, f"{direction.hook_name}(src, dst, scope)", diagnostics)
                     continue
-                if not direction.problems:
+                if not direction.problems or omitted(module, direction):
                     continue
-                if not pair.explicit or direction.go_name in module.home.manual_conversions:
+                if in_go(module, pair):
                     pending.append(direction.hook_name + (
                         f" (Go: {direction.go_name})" if direction.go_name in module.home.manual_conversions else ""
                     ))  # fmt: skip
@@ -389,7 +477,8 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
                     + _signature_example(direction),
                 )
         if pending:
-            where = Position(module.home.files[0]) if module.home.files else Position(module.home.import_path)
+            doc = next((f for f in module.home.files if f.rsplit("/", 1)[-1] == "doc.go"), None)
+            where = Position(doc or (module.home.files[0] if module.home.files else module.home.import_path))
             diagnostics.warning(
                 where,
                 f"{len(pending)} conversion{'s' if len(pending) != 1 else ''} of {module.home.import_path} need "
@@ -451,6 +540,8 @@ def _file(universe: Universe, module: _Module) -> GeneratedFile:
     roots = []
     for pair, directions in module.plans:
         for direction in directions:
+            if omitted(module, direction):
+                continue
             views.append(
                 FunctionView(
                     direction,

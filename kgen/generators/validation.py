@@ -220,6 +220,13 @@ _FOR_SHAPE = {
 }
 
 
+_ALSO_APPLIES = {
+    ("struct", "min_properties"), ("struct", "max_properties"),  # an object's JSON properties
+    ("bytes", "min_length"), ("bytes", "max_length"),  # the base64 string JSON holds
+}  # fmt: skip
+"""Constraints that also apply beyond their main shape, as OpenAPI (and controller-gen) read them."""
+
+
 def _check_constraints(
     universe: Universe, c: Constraints, ref: TypeRef, what: str, where: Position, diagnostics: Diagnostics
 ) -> None:
@@ -232,7 +239,7 @@ def _check_constraints(
         del data["list_type"]  # also how apply treats a struct as one value; upstream accepts it anywhere
     for wanted, names in _FOR_SHAPE.items():
         for name in names:
-            if name in data and shape != wanted and not (shape == "opaque"):
+            if name in data and shape != wanted and shape != "opaque" and (shape, name) not in _ALSO_APPLIES:
                 diagnostics.error(
                     position,
                     f"{what} is a {shape}, but its {_marker_word(name)} constraint applies only to a {wanted}; "
@@ -492,6 +499,7 @@ def _check_view(module: _Module, typedef: TypeDef, hooks: dict) -> CheckView:
     for union in typedef.unions:
         lines.extend(_union_block(module, typedef, union))
     c = typedef.validation
+    lines.extend(_property_counts(c, "obj", "path"))
     if c.rules or c.gated:
         lines.extend(_rules(module, c.rules, "obj", "old", "path", "object", depth=0))
         for gated in c.gated:
@@ -757,6 +765,15 @@ def _simple_checks(module: _Module, c: Constraints, shape: str, v: str, p: str) 
                     f"    errors.append(_v.invalid({p}, {v}, message, {py_string('format=' + c.format)}))",
                 ]
             )
+    if shape == "bytes":  # JSON holds the base64 text: its length is what the API server checks
+        size = f"(len({v}) + 2) // 3 * 4"
+        if c.min_length is not None:
+            noun = "character" if c.min_length == 1 else "characters"
+            add(f"{size} < {c.min_length}", f"_v.invalid({p}, {v}, {py_string(f'must be at least {c.min_length} {noun}')}, 'minLength')")
+        if c.max_length is not None:
+            add(f"{size} > {c.max_length}", f"_v.too_long({p}, {v}, {c.max_length}, 'characters', 'maxLength')")
+    if shape == "struct":
+        lines.extend(_property_counts(c, v, p))
     if c.enum is not None:
         values = sorted(c.enum, key=lambda x: (str(type(x)), x))
         name = module.constant("enum:" + json.dumps(values), "ENUM", "(" + ", ".join(_literal(x) for x in values) + ("," if len(values) == 1 else "") + ")")
@@ -863,6 +880,20 @@ def _list_checks(module: _Module, cs: list[Constraints], base: TypeRef, v: str, 
         lines.extend("            " + line for line in body)
     else:
         lines.extend("        " + line for line in body)
+    return lines
+
+
+def _property_counts(c: Constraints, v: str, p: str) -> list[str]:
+    """minProperties/maxProperties of an object: the properties its JSON form has."""
+    lines: list[str] = []
+    if c.min_properties is None and c.max_properties is None:
+        return lines
+    lines.append(f"properties = len({v}.to_dict())")
+    if c.min_properties is not None:
+        noun = "item" if c.min_properties == 1 else "items"
+        lines += [f"if properties < {c.min_properties}:", f"    errors.append(_v.invalid({p}, properties, {py_string(f'must have at least {c.min_properties} {noun}')}, 'minProperties'))"]
+    if c.max_properties is not None:
+        lines += [f"if properties > {c.max_properties}:", f"    errors.append(_v.too_many({p}, properties, {c.max_properties}, 'maxProperties'))"]
     return lines
 
 

@@ -57,6 +57,8 @@ OVERLAYS: dict[tuple[str, str], tuple[str, ...]] = {
 """Types of packages kgen reads from their real sources (the module cache) whose JSON form
 their Go code writes by hand (a MarshalJSON method kgen does not read): the markers that
 tell kgen that form, as its own well-known packages carry them."""
+_JSON_TYPES = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean", "array": "any"}
+"""+kubebuilder:validation:Type values that make a struct a scalar on the wire, and their kgen:jsonType."""
 _IDENTITY_MARKERS = (
     "genclient", "kubebuilder:object:", "kubebuilder:resource", "kubebuilder:subresource:", "kubebuilder:printcolumn",
     "kubebuilder:storageversion", "kubebuilder:skipversion", "kubebuilder:unservedversion",
@@ -433,6 +435,20 @@ class _Builder:
                 **common,
             )
         expr = decl.type
+        json_type = next((m.value for m in markers if m.name == "kubebuilder:validation:Type"), None)
+        if expr.kind == "struct" and json_type in _JSON_TYPES:
+            # A struct whose Go code writes it as a scalar (cluster-api's BootstrapTokenString is
+            # "abcdef.0123456789abcdef"), as +kubebuilder:validation:Type says: its value is kept
+            # as the JSON it is, since kgen cannot know the Go code that splits it.
+            self.diagnostics.note(
+                decl.position,
+                f"{name} is a struct written as a JSON {json_type} (+kubebuilder:validation:Type): kgen keeps its "
+                "value as JSON, not as fields",
+            )
+            return TypeDef(
+                kind="python", python_class="kgen.runtime.rawjson:JSON", json_type=_JSON_TYPES[json_type],
+                mutable=True, **common,
+            )  # fmt: skip
         if expr.kind == "struct":
             members = self.members(expr.fields, package, go_file)
             return self._struct(common, members, package, decl.position)
