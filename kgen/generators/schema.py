@@ -212,7 +212,10 @@ class SchemaBuilder:
         if known is not None:
             schema = copy_json(known[self.dialect])  # each use its own: callers add to it
         elif typedef.kind == "python":
-            schema = {"string": {"type": "string"}, "object": {"type": "object"}}.get(typedef.json_type or "", {})
+            json_type = typedef.json_type or ""
+            schema = {"type": json_type} if json_type in ("string", "integer", "number", "boolean", "object") else {}
+            shape = {"string": "string", "object": "struct"}.get(json_type, "number")
+            schema.update(self.keywords([self.rules(typedef)], shape))
         else:
             schema = self.struct(typedef)
         text = self.describe(typedef.doc)

@@ -676,8 +676,10 @@ def _value(
     lines: list[str] = []
     if enum_type is not None:
         lines.extend(_enum_type_check(module, enum_type, v, p))
+    # A value of a runtime class (Quantity, Time, a JSON holder) is checked as the JSON it is.
+    plain = f"{v}.to_json()" if base.kind == "named" and universe.resolve(base).kind == "python" else v
     for c in cs:
-        lines.extend(_simple_checks(module, c, shape, v, p))
+        lines.extend(_simple_checks(module, c, shape, plain, p))
     if shape == "list":
         lines.extend(_list_checks(module, cs, base, v, old, p, depth, descend))
     elif shape == "map":

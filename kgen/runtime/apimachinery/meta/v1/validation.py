@@ -173,8 +173,10 @@ def check_Condition(
             if value is None:
                 errors.append(_v.required(p))
             else:
-                for message in _FORMAT_4(value):
-                    errors.append(_v.invalid(p, value, message, "format=date-time"))
+                for message in _FORMAT_4(value.to_json()):
+                    errors.append(
+                        _v.invalid(p, value.to_json(), message, "format=date-time")
+                    )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed((path, "lastTransitionTime"), value, "string"))
     value = obj.reason
