@@ -56,9 +56,9 @@ def pluralize(word: str) -> str:
     return word + "s"
 
 
-def _resources(universe: Universe) -> tuple[list[Resource], SchemaBuilder]:
+def _resources(universe: Universe, embedded_object_meta: bool = False) -> tuple[list[Resource], SchemaBuilder]:
     """The kinds that get a CRD, grouped by group and kind, with their schemas."""
-    builder = SchemaBuilder(universe, "crd")
+    builder = SchemaBuilder(universe, "crd", embedded_object_meta)
     found: dict[tuple[str, str], Resource] = {}
     for package in universe.generated_packages:
         if not package.custom_resources or not package.version:
@@ -73,8 +73,53 @@ def _resources(universe: Universe) -> tuple[list[Resource], SchemaBuilder]:
     return [found[k] for k in sorted(found)], builder
 
 
-resources = per_universe(_resources)
-"""Built once per universe: `check` and `generate` read the same schemas."""
+_built = per_universe(lambda universe: {})
+
+
+def resources(universe: Universe, embedded_object_meta: bool = False) -> tuple[list[Resource], SchemaBuilder]:
+    """Built once per universe (and option): `check` and `generate` read the same schemas."""
+    built = _built(universe)
+    if embedded_object_meta not in built:
+        built[embedded_object_meta] = _resources(universe, embedded_object_meta)
+    return built[embedded_object_meta]
+
+
+def truncate_descriptions(schema: Any, limit: int) -> Any:
+    """A schema with descriptions cut as controller-gen's maxDescLen cuts them: at the last
+    sentence end within the limit, else the last space (with "..."), else hard; 0 drops them."""
+    if isinstance(schema, list):
+        return [truncate_descriptions(item, limit) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {}
+    for key, value in schema.items():
+        if key == "description" and isinstance(value, str):
+            if limit == 0:
+                continue
+            value = _truncate(value, limit)
+        elif key in ("properties", "patternProperties", "definitions", "dependencies"):
+            value = {k: truncate_descriptions(v, limit) for k, v in value.items()}
+        else:
+            value = truncate_descriptions(value, limit)
+        out[key] = value
+    return out
+
+
+def _truncate(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    text = text[:limit]
+    end = max((i for i, ch in enumerate(text) if ch in _SENTENCE_ENDS), default=-1)
+    if end > 0:
+        return text[: end + 1]
+    space = max((i for i, ch in enumerate(text) if ch.isspace()), default=-1)
+    if space > 0:
+        return text[:space] + "..."
+    return text + "..."
+
+
+# Unicode's sentence terminals (STerm) that API comments use.
+_SENTENCE_ENDS = frozenset(".!?\u0589\u061f\u06d4\u0964\u0965\u3002\uff01\uff0e\uff1f")
 
 
 def _names(resource: Resource) -> tuple[dict[str, Any], str]:
@@ -238,10 +283,13 @@ def to_yaml(document: dict[str, Any], emitter: str = "libyaml" if "libyaml" in D
 
 
 def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:
-    found, _ = resources(universe)
+    found, _ = resources(universe, options.crd_embedded_object_meta)
     files = []
     for resource in found:
         document = manifest(resource)
+        if options.crd_max_description_length is not None:
+            for version in document["spec"]["versions"]:
+                version["schema"] = truncate_descriptions(version["schema"], options.crd_max_description_length)
         path = f"crds/{resource.group}_{document['spec']['names']['plural']}.yaml"
         content = header(NAME, tuple(sorted({f"{v.package.import_path}" for v in resource.versions}))) + "---\n"
         files.append(GeneratedFile(path=path, content=content + to_yaml(document), generator=NAME))

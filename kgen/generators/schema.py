@@ -87,6 +87,17 @@ _CEL_FORMATS = {
 _SCHEMA_FORMATS = {"k8s-uuid": "uuid", "k8s-ip": "ipv4", "uuid": "uuid"}
 
 
+_STRINGS = {"type": "object", "additionalProperties": {"type": "string"}}
+_EMBEDDED_OBJECT_META = {
+    "type": "object",
+    "properties": {
+        "annotations": _STRINGS, "finalizers": {"type": "array", "items": {"type": "string"}},
+        "labels": _STRINGS, "name": {"type": "string"}, "namespace": {"type": "string"},
+    },
+}  # fmt: skip
+"""controller-gen's schema of an embedded ObjectMeta (the fields a template may set)."""
+
+
 def definition_name(package: str, name: str) -> str:
     """The name the API server gives a type's definition: the import path with its domain
     reversed (`k8s.io/api/core/v1.Pod` -> `io.k8s.api.core.v1.Pod`)."""
@@ -141,9 +152,13 @@ def is_enum(typedef: TypeDef) -> bool:
 class SchemaBuilder:
     """Schemas of one universe in one dialect; `definitions` fills as types are referenced."""
 
-    def __init__(self, universe: Universe, dialect: Dialect):
+    def __init__(self, universe: Universe, dialect: Dialect, embedded_object_meta: bool = False):
         self.universe = universe
         self.dialect = dialect
+        self.embedded_object_meta = embedded_object_meta
+        """crd: an ObjectMeta inside a kind (a pod template's) has the schema of its name,
+        namespace, labels, annotations and finalizers (controller-gen's
+        crd:generateEmbeddedObjectMeta), instead of `type: object`."""
         self.definitions: dict[str, dict[str, Any]] = {}
         self._stack: list[str] = []
         self.cycles: list[tuple[TypeDef, list[str]]] = []
@@ -270,8 +285,8 @@ class SchemaBuilder:
         """A property: the value's schema, its description, default and list/map semantics."""
         if f.has_marker("kubebuilder:validation:Schemaless"):
             schema: dict[str, Any] = {}
-        elif self.dialect == "crd" and f.json_name == "metadata" and _is_object_meta(self.universe, f.type):
-            return {"type": "object"}
+        elif self.dialect == "crd" and owner.is_kind and f.json_name == "metadata" and _is_object_meta(self.universe, f.type):
+            return {"type": "object"}  # a kind's own metadata: the API server's to check
         else:
             schema = self.value(f.type, [self.rules(f, owner)], owner=f)
         extra: list[str] = []
@@ -393,7 +408,7 @@ class SchemaBuilder:
             self.cycles.append((typedef, [*self._stack[self._stack.index(key) :], key]))
             return {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
         if typedef.package == META_V1 and typedef.name == "ObjectMeta":
-            return {"type": "object"}
+            return copy_json(_EMBEDDED_OBJECT_META) if self.embedded_object_meta else {"type": "object"}
         if key in self._inline:
             return marshal.loads(self._inline[key])
         cycles = len(self.cycles)
