@@ -10,6 +10,9 @@ from kgen.runtime.apimachinery.meta.v1.validation import (
     check_Condition as _meta_v1_check_Condition,
 )
 from kgen.runtime.apimachinery.meta.v1.validation import (
+    check_ListMeta as _meta_v1_check_ListMeta,
+)
+from kgen.runtime.apimachinery.meta.v1.validation import (
     check_ObjectMeta as _meta_v1_check_ObjectMeta,
 )
 from .models import (
@@ -277,6 +280,15 @@ def check_FrobberList(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a FrobberList (changed since `old`, on update) to `errors`."""
+    value = obj.metadata
+    old_value = None if old is None else old.metadata
+    if old is None or value != old_value:
+        try:
+            p = (path, "metadata")
+            if not _v.is_zero(value):
+                _meta_v1_check_ListMeta(value, old_value, p, options, errors)
+        except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
+            errors.append(_v.malformed((path, "metadata"), value, "ListMeta"))
     value = obj.items
     old_value = None if old is None else old.items
     if old is None or value != old_value:
@@ -359,6 +371,15 @@ def check_FrobberClassList(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a FrobberClassList (changed since `old`, on update) to `errors`."""
+    value = obj.metadata
+    old_value = None if old is None else old.metadata
+    if old is None or value != old_value:
+        try:
+            p = (path, "metadata")
+            if not _v.is_zero(value):
+                _meta_v1_check_ListMeta(value, old_value, p, options, errors)
+        except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
+            errors.append(_v.malformed((path, "metadata"), value, "ListMeta"))
     value = obj.items
     old_value = None if old is None else old.items
     if old is None or value != old_value:

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 _RESERVED_ATTRIBUTES = frozenset(
     {name for name in dir(BaseModel) if not name.startswith("__")}
     | {"deep_copy", "to_dict", "to_json", "from_dict", "from_json", "model_fields", "self", "cls"}
-    | {"str", "bool", "float", "list", "dict", "int", "bytes", "object", "None"}
+    | {"str", "bool", "float", "list", "dict"}
 )
 
 # A word: an acronym with a plural s (IPs, CIDRs), an acronym, a capitalized word, digits.

@@ -3,12 +3,12 @@
 """k8s.io/apimachinery/pkg/runtime"""
 
 from .models import (
-    Unknown,
     TypeMeta,
+    Unknown,
 )
 from . import deepcopy as _deepcopy  # noqa: F401  (registers itself on import)
 
 __all__ = [
-    "Unknown",
     "TypeMeta",
+    "Unknown",
 ]

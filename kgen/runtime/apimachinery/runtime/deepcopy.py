@@ -12,24 +12,9 @@ from kgen.runtime.model import set_fields_set as _set_fields_set
 from kgen.runtime.model import set_private as _set_private
 from kgen.runtime.model import set_values as _set_values
 from .models import (
-    Unknown,
     TypeMeta,
+    Unknown,
 )
-
-
-def deep_copy_Unknown(src: Unknown) -> Unknown:
-    """A deep copy of a Unknown: shares no mutable value with `src`."""
-    values = src.__dict__.copy()
-    fields_set = src.__pydantic_fields_set__
-    if fields_set.__class__ is not _SharedFieldsSet:
-        fields_set = _SharedFieldsSet(fields_set)
-        _set_fields_set(src, fields_set)
-    copied = _new_instance(Unknown)
-    _set_values(copied, values)
-    _set_fields_set(copied, fields_set)
-    _set_extra(copied, None)
-    _set_private(copied, None)
-    return copied
 
 
 def deep_copy_TypeMeta(src: TypeMeta) -> TypeMeta:
@@ -47,5 +32,20 @@ def deep_copy_TypeMeta(src: TypeMeta) -> TypeMeta:
     return copied
 
 
-_register_deep_copy(Unknown, deep_copy_Unknown)
+def deep_copy_Unknown(src: Unknown) -> Unknown:
+    """A deep copy of a Unknown: shares no mutable value with `src`."""
+    values = src.__dict__.copy()
+    fields_set = src.__pydantic_fields_set__
+    if fields_set.__class__ is not _SharedFieldsSet:
+        fields_set = _SharedFieldsSet(fields_set)
+        _set_fields_set(src, fields_set)
+    copied = _new_instance(Unknown)
+    _set_values(copied, values)
+    _set_fields_set(copied, fields_set)
+    _set_extra(copied, None)
+    _set_private(copied, None)
+    return copied
+
+
 _register_deep_copy(TypeMeta, deep_copy_TypeMeta)
+_register_deep_copy(Unknown, deep_copy_Unknown)

@@ -8,47 +8,13 @@ from typing import Any as _Any
 
 from pydantic import Field as _Field
 
-from kgen.runtime.model import GoBytes as _GoBytes
 from kgen.runtime.model import Model as _Model
-from kgen.runtime.model import encode_bytes as _encode_bytes
 from kgen.runtime.model import finish_models as _finish_models
 
 __all__ = [
-    "Unknown",
     "TypeMeta",
+    "Unknown",
 ]
-
-
-class Unknown(_Model):
-    """Unknown allows api objects with unknown types to be passed-through.
-    It is the envelope of the Kubernetes protobuf encoding."""
-
-    api_version: str = _Field("", alias="apiVersion")
-    kind: str = ""
-    raw: _GoBytes | None = None
-    """Raw will hold the complete serialized object."""
-    content_encoding: str = _Field("", alias="contentEncoding")
-    """ContentEncoding is encoding used to encode 'Raw' data."""
-    content_type: str = _Field("", alias="contentType")
-    """ContentType is serialization method used to serialize 'Raw'."""
-
-    def to_dict(self) -> dict[str, _Any]:
-        """This Unknown as Go's encoding/json writes it."""
-        values = self.__dict__
-        out: dict[str, _Any] = {}
-        value = values["api_version"]
-        if value:
-            out["apiVersion"] = value
-        value = values["kind"]
-        if value:
-            out["kind"] = value
-        value = values["raw"]
-        out["raw"] = None if value is None else _encode_bytes(value)
-        value = values["content_encoding"]
-        out["contentEncoding"] = value
-        value = values["content_type"]
-        out["contentType"] = value
-        return out
 
 
 class TypeMeta(_Model):
@@ -70,4 +36,32 @@ class TypeMeta(_Model):
         return out
 
 
-_finish_models(Unknown, TypeMeta)
+class Unknown(_Model):
+    """Unknown allows api objects with unknown types to be passed-through.
+    It is the envelope of the Kubernetes protobuf encoding."""
+
+    api_version: str = _Field("", alias="apiVersion")
+    kind: str = ""
+    content_encoding: str = _Field("", alias="ContentEncoding")
+    """ContentEncoding is encoding used to encode 'Raw' data."""
+    content_type: str = _Field("", alias="ContentType")
+    """ContentType is serialization method used to serialize 'Raw'."""
+
+    def to_dict(self) -> dict[str, _Any]:
+        """This Unknown as Go's encoding/json writes it."""
+        values = self.__dict__
+        out: dict[str, _Any] = {}
+        value = values["api_version"]
+        if value:
+            out["apiVersion"] = value
+        value = values["kind"]
+        if value:
+            out["kind"] = value
+        value = values["content_encoding"]
+        out["ContentEncoding"] = value
+        value = values["content_type"]
+        out["ContentType"] = value
+        return out
+
+
+_finish_models(TypeMeta, Unknown)

@@ -47,8 +47,6 @@ def to_proto_Unknown(
     sub1.SetInParent()
     sub1.apiVersion = values["api_version"]
     sub1.kind = values["kind"]
-    if (v2 := values["raw"]) is not None:
-        msg.raw = v2
     msg.contentEncoding = values["content_encoding"]
     msg.contentType = values["content_type"]
     return msg
@@ -60,13 +58,10 @@ def from_proto_Unknown(msg: _generated_pb2.Unknown) -> Unknown:
     sub1 = msg.typeMeta
     values["api_version"] = sub1.apiVersion
     values["kind"] = sub1.kind
-    values["raw"] = msg.raw if msg.HasField("raw") else None
     values["content_encoding"] = msg.contentEncoding
     values["content_type"] = msg.contentType
     return _construct(
-        Unknown,
-        values,
-        {"api_version", "content_encoding", "content_type", "kind", "raw"},
+        Unknown, values, {"api_version", "content_encoding", "content_type", "kind"}
     )
 
 

@@ -12,25 +12,6 @@ from .models import (
 )
 
 
-def unknown_strategy(depth: int = 0) -> st.SearchStrategy[Unknown]:
-    """Random Unknown objects; nesting stops at kgen.runtime.fuzz.MAX_DEPTH."""
-    if depth >= _fuzz.MAX_DEPTH:
-        return st.just(Unknown())
-    field_api_version = _fuzz.text()
-    field_kind = _fuzz.text()
-    field_raw = st.none() | _fuzz.binary()
-    field_content_encoding = _fuzz.text()
-    field_content_type = _fuzz.text()
-    return st.builds(
-        Unknown,
-        api_version=field_api_version,
-        kind=field_kind,
-        raw=field_raw,
-        content_encoding=field_content_encoding,
-        content_type=field_content_type,
-    )
-
-
 def type_meta_strategy(depth: int = 0) -> st.SearchStrategy[TypeMeta]:
     """Random TypeMeta objects; nesting stops at kgen.runtime.fuzz.MAX_DEPTH."""
     if depth >= _fuzz.MAX_DEPTH:
@@ -41,4 +22,21 @@ def type_meta_strategy(depth: int = 0) -> st.SearchStrategy[TypeMeta]:
         TypeMeta,
         api_version=field_api_version,
         kind=field_kind,
+    )
+
+
+def unknown_strategy(depth: int = 0) -> st.SearchStrategy[Unknown]:
+    """Random Unknown objects; nesting stops at kgen.runtime.fuzz.MAX_DEPTH."""
+    if depth >= _fuzz.MAX_DEPTH:
+        return st.just(Unknown())
+    field_api_version = _fuzz.text()
+    field_kind = _fuzz.text()
+    field_content_encoding = _fuzz.text()
+    field_content_type = _fuzz.text()
+    return st.builds(
+        Unknown,
+        api_version=field_api_version,
+        kind=field_kind,
+        content_encoding=field_content_encoding,
+        content_type=field_content_type,
     )

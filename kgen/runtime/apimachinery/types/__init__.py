@@ -4,8 +4,12 @@
 
 from .models import (
     UID,
+    NodeName,
+    PatchType,
 )
 
 __all__ = [
     "UID",
+    "NodeName",
+    "PatchType",
 ]

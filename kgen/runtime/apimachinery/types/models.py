@@ -9,10 +9,13 @@ from typing import Any as _Any
 from pydantic import Field as _Field
 
 from kgen.runtime.model import Model as _Model
+from kgen.runtime.model import StringEnum as _StringEnum
 from kgen.runtime.model import finish_models as _finish_models
 
 __all__ = [
     "UID",
+    "NodeName",
+    "PatchType",
 ]
 
 
@@ -20,6 +23,30 @@ UID = str
 """UID is a type that holds unique ID values, including UUIDs. Because we
 don't ONLY use UUIDs, this is an alias to string. Being a type captures
 intent and helps make sure that UIDs and names do not get conflated."""
+
+
+NodeName = str
+"""NodeName is the name of a node, a type of its own so that it is not mixed up with
+other names."""
+
+
+class PatchType(_StringEnum):
+    """PatchType is the media type of a PATCH request's body, naming the kind of patch."""
+
+    JSON_PATCH_TYPE = "application/json-patch+json"
+    MERGE_PATCH_TYPE = "application/merge-patch+json"
+    STRATEGIC_MERGE_PATCH_TYPE = "application/strategic-merge-patch+json"
+    APPLY_PATCH_TYPE = "application/apply-patch+yaml"
+    APPLY_YAML_PATCH_TYPE = "application/apply-patch+yaml"
+    APPLY_CBOR_PATCH_TYPE = "application/apply-patch+cbor"
+    __kgen_values__ = (
+        "application/json-patch+json",
+        "application/merge-patch+json",
+        "application/strategic-merge-patch+json",
+        "application/apply-patch+yaml",
+        "application/apply-patch+yaml",
+        "application/apply-patch+cbor",
+    )
 
 
 _finish_models()

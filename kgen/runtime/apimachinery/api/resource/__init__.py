@@ -2,4 +2,10 @@
 # source: k8s.io/apimachinery/pkg/api/resource/quantity.go
 """k8s.io/apimachinery/pkg/api/resource"""
 
-__all__: list[str] = []
+from .models import (
+    Format,
+)
+
+__all__ = [
+    "Format",
+]

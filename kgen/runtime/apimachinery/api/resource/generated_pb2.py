@@ -27,7 +27,7 @@ _sym_db = _symbol_database.Default()
 
 
 DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(
-    b'\n4k8s.io/apimachinery/pkg/api/resource/generated.proto\x12$k8s.io.apimachinery.pkg.api.resource"\x1a\n\x08Quantity\x12\x0e\n\x06string\x18\x01 \x01(\tB&Z$k8s.io/apimachinery/pkg/api/resource'
+    b'\n4k8s.io/apimachinery/pkg/api/resource/generated.proto\x12$k8s.io.apimachinery.pkg.api.resource"\x1a\n\x08Quantity\x12\x0e\n\x06string\x18\x01 \x01(\t"\x1f\n\rQuantityValue\x12\x0e\n\x06string\x18\x01 \x01(\tB&Z$k8s.io/apimachinery/pkg/api/resource'
 )
 
 _globals = globals()
@@ -42,4 +42,6 @@ if not _descriptor._USE_C_DESCRIPTORS:
     )
     _globals["_QUANTITY"]._serialized_start = 94
     _globals["_QUANTITY"]._serialized_end = 120
+    _globals["_QUANTITYVALUE"]._serialized_start = 122
+    _globals["_QUANTITYVALUE"]._serialized_end = 153
 # @@protoc_insertion_point(module_scope)

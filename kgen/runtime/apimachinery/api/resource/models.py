@@ -9,9 +9,22 @@ from typing import Any as _Any
 from pydantic import Field as _Field
 
 from kgen.runtime.model import Model as _Model
+from kgen.runtime.model import StringEnum as _StringEnum
 from kgen.runtime.model import finish_models as _finish_models
 
-__all__: list[str] = []
+__all__ = [
+    "Format",
+]
+
+
+class Format(_StringEnum):
+    """Format is how a Quantity is written: with a binary suffix (12Mi), a decimal suffix
+    (12M) or a decimal exponent (12e6)."""
+
+    DECIMAL_EXPONENT = "DecimalExponent"
+    BINARY_SI = "BinarySI"
+    DECIMAL_SI = "DecimalSI"
+    __kgen_values__ = ("DecimalExponent", "BinarySI", "DecimalSI")
 
 
 _finish_models()

@@ -1,11 +1,31 @@
-// kgen's description of k8s.io/apimachinery/pkg/runtime, the subset API types use.
+// kgen's description of k8s.io/apimachinery/pkg/runtime: the API types of the runtime
+// package (its interfaces, codecs and Scheme are kgen's own, in kgen.runtime).
 
+// +k8s:openapi-model-package=io.k8s.apimachinery.pkg.runtime
 // +k8s:protobuf-gen=package
 package runtime
+
+// TypeMeta is shared by all top level objects in the runtime envelope.
+//
+// +k8s:deepcopy-gen=false
+// +protobuf=true
+// +k8s:openapi-gen=true
+type TypeMeta struct {
+	// +optional
+	APIVersion string `json:"apiVersion,omitempty" yaml:"apiVersion,omitempty" protobuf:"bytes,1,opt,name=apiVersion"`
+	// +optional
+	Kind string `json:"kind,omitempty" yaml:"kind,omitempty" protobuf:"bytes,2,opt,name=kind"`
+}
+
+// Go's RawExtension also has an Object field (json:"-", an interface holding the
+// decoded object); kgen's Python class keeps the parsed JSON instead.
 
 // RawExtension is used to hold extensions in external versions.
 // Its JSON form is the embedded object itself.
 //
+// +k8s:deepcopy-gen=true
+// +protobuf=true
+// +k8s:openapi-gen=true
 // +kgen:python=kgen.runtime.rawjson:RawExtension
 // +kgen:jsonType=object
 // +kgen:mutable
@@ -14,22 +34,23 @@ type RawExtension struct {
 	Raw []byte `json:"-" protobuf:"bytes,1,opt,name=raw"`
 }
 
+// Go writes an Unknown in JSON as its Raw bytes; in the model, as for any struct, Raw
+// (json:"-") is not a JSON field. kgen.runtime.protobuf reads and writes the envelope
+// through the message itself.
+
 // Unknown allows api objects with unknown types to be passed-through.
 // It is the envelope of the Kubernetes protobuf encoding.
+//
+// +k8s:deepcopy-gen=true
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +protobuf=true
+// +k8s:openapi-gen=true
 type Unknown struct {
 	TypeMeta `json:",inline" protobuf:"bytes,1,opt,name=typeMeta"`
 	// Raw will hold the complete serialized object.
-	Raw []byte `json:"raw" protobuf:"bytes,2,opt,name=raw"`
+	Raw []byte `json:"-" protobuf:"bytes,2,opt,name=raw"`
 	// ContentEncoding is encoding used to encode 'Raw' data.
-	ContentEncoding string `json:"contentEncoding" protobuf:"bytes,3,opt,name=contentEncoding"`
+	ContentEncoding string `protobuf:"bytes,3,opt,name=contentEncoding"`
 	// ContentType is serialization method used to serialize 'Raw'.
-	ContentType string `json:"contentType" protobuf:"bytes,4,opt,name=contentType"`
-}
-
-// TypeMeta is shared by all top level objects in the runtime envelope.
-type TypeMeta struct {
-	// +optional
-	APIVersion string `json:"apiVersion,omitempty" protobuf:"bytes,1,opt,name=apiVersion"`
-	// +optional
-	Kind string `json:"kind,omitempty" protobuf:"bytes,2,opt,name=kind"`
+	ContentType string `protobuf:"bytes,4,opt,name=contentType"`
 }

@@ -1,4 +1,4 @@
-// kgen's description of k8s.io/apimachinery/pkg/types, the subset API types use.
+// kgen's description of k8s.io/apimachinery/pkg/types: the named string types API types use.
 
 package types
 
@@ -6,3 +6,22 @@ package types
 // don't ONLY use UUIDs, this is an alias to string. Being a type captures
 // intent and helps make sure that UIDs and names do not get conflated.
 type UID string
+
+// NodeName is the name of a node, a type of its own so that it is not mixed up with
+// other names.
+type NodeName string
+
+// PatchType is the media type of a PATCH request's body, naming the kind of patch.
+type PatchType string
+
+// The patch types the API server accepts. ApplyPatchType is the same value as
+// ApplyYAMLPatchType (apimachinery defines it as that constant; written here as the
+// literal because kgen evaluates only constants declared earlier in a file).
+const (
+	JSONPatchType           PatchType = "application/json-patch+json"
+	MergePatchType          PatchType = "application/merge-patch+json"
+	StrategicMergePatchType PatchType = "application/strategic-merge-patch+json"
+	ApplyPatchType          PatchType = "application/apply-patch+yaml"
+	ApplyYAMLPatchType      PatchType = "application/apply-patch+yaml"
+	ApplyCBORPatchType      PatchType = "application/apply-patch+cbor"
+)

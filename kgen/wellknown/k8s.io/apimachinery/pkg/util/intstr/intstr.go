@@ -1,5 +1,6 @@
 // kgen's description of k8s.io/apimachinery/pkg/util/intstr.
 
+// +k8s:openapi-model-package=io.k8s.apimachinery.pkg.util.intstr
 // +k8s:protobuf-gen=package
 package intstr
 
@@ -8,6 +9,9 @@ package intstr
 // inner type. This allows you to have, for example, a JSON field that can
 // accept a name or number.
 //
+// +protobuf=true
+// +protobuf.options.(gogoproto.goproto_stringer)=false
+// +k8s:openapi-gen=true
 // +kgen:python=kgen.runtime.intstr:IntOrString
 // +kgen:jsonType=int-or-string
 type IntOrString struct {

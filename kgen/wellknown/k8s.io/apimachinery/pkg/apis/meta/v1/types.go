@@ -1,12 +1,15 @@
 package v1
 
 import (
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 )
 
 // TypeMeta describes an individual object in an API response or request
 // with strings representing the type of the object and its API schema version.
 // Structures that are versioned or persisted should inline TypeMeta.
+//
+// +k8s:deepcopy-gen=false
 type TypeMeta struct {
 	// Kind is a string value representing the REST resource this object represents.
 	// Servers may infer this from the endpoint the client submits requests to.
@@ -37,13 +40,26 @@ type ListMeta struct {
 	// continue may be set if the user set a limit on the number of items returned, and indicates that
 	// the server has more data available. The value is opaque and may be used to issue another request
 	// to the endpoint that served this list to retrieve the next set of available objects.
-	// +optional
 	Continue string `json:"continue,omitempty" protobuf:"bytes,3,opt,name=continue"`
 
 	// remainingItemCount is the number of subsequent items in the list which are not included in this
 	// list response.
 	// +optional
 	RemainingItemCount *int64 `json:"remainingItemCount,omitempty" protobuf:"bytes,4,opt,name=remainingItemCount"`
+
+	// shardInfo is present when the list holds only the shard of the collection that the
+	// request's shard selector chose; it repeats that selector.
+	// Alpha: needs the ShardedListAndWatch feature gate.
+	// +featureGate=ShardedListAndWatch
+	// +optional
+	ShardInfo *ShardInfo `json:"shardInfo,omitempty" protobuf:"bytes,5,opt,name=shardInfo"`
+}
+
+// ShardInfo names the shard selector a list response was filtered by.
+type ShardInfo struct {
+	// selector is the request's shard selector, as the client sent it.
+	// +required
+	Selector string `json:"selector" protobuf:"bytes,1,opt,name=selector"`
 }
 
 // ObjectMeta is metadata that all persisted resources must have, which includes all objects
@@ -94,7 +110,7 @@ type ObjectMeta struct {
 	// CreationTimestamp is a timestamp representing the server time when this object was
 	// created.
 	// +optional
-	CreationTimestamp Time `json:"creationTimestamp,omitempty" protobuf:"bytes,8,opt,name=creationTimestamp"`
+	CreationTimestamp Time `json:"creationTimestamp,omitempty,omitzero" protobuf:"bytes,8,opt,name=creationTimestamp"`
 
 	// DeletionTimestamp is RFC 3339 date and time at which this resource will be deleted.
 	// +optional
@@ -134,6 +150,7 @@ type ObjectMeta struct {
 
 	// ManagedFields maps workflow-id and version to the set of fields
 	// that are managed by that workflow.
+	//
 	// +optional
 	// +listType=atomic
 	ManagedFields []ManagedFieldsEntry `json:"managedFields,omitempty" protobuf:"bytes,17,rep,name=managedFields"`
@@ -164,6 +181,8 @@ type OwnerReference struct {
 
 // ManagedFieldsEntry is a workflow-id, a FieldSet and the group version of the resource
 // that the fieldset applies to.
+//
+// +k8s:deprecated=fields,protobuf=5
 type ManagedFieldsEntry struct {
 	// Manager is an identifier of the workflow managing these fields.
 	Manager string `json:"manager,omitempty" protobuf:"bytes,1,opt,name=manager"`
@@ -174,6 +193,7 @@ type ManagedFieldsEntry struct {
 	// applies to.
 	APIVersion string `json:"apiVersion,omitempty" protobuf:"bytes,3,opt,name=apiVersion"`
 	// Time is the timestamp of when the ManagedFields entry was added.
+	// +optional
 	Time *Time `json:"time,omitempty" protobuf:"bytes,4,opt,name=time"`
 	// FieldsType is the discriminator for the different fields format and version.
 	// There is currently only one possible value: "FieldsV1"
@@ -187,7 +207,6 @@ type ManagedFieldsEntry struct {
 }
 
 // ManagedFieldsOperationType is the type of operation which lead to a ManagedFieldsEntry being created.
-// +enum
 type ManagedFieldsOperationType string
 
 const (
@@ -197,6 +216,9 @@ const (
 
 // FieldsV1 stores a set of fields in a data structure like a Trie, in JSON format.
 //
+// +k8s:deepcopy-gen=false
+// +protobuf.options.marshal=false
+// +protobuf.options.(gogoproto.goproto_stringer)=false
 // +kgen:python=kgen.runtime.rawjson:FieldsV1
 // +kgen:jsonType=object
 // +kgen:mutable
@@ -204,46 +226,6 @@ type FieldsV1 struct {
 	// Raw is the underlying serialization of this object.
 	Raw []byte `json:"-" protobuf:"bytes,1,opt,name=Raw"`
 }
-
-// A label selector is a label query over a set of resources. The result of matchLabels and
-// matchExpressions are ANDed. An empty label selector matches all objects. A null
-// label selector matches no objects.
-// +structType=atomic
-type LabelSelector struct {
-	// matchLabels is a map of {key,value} pairs.
-	// +optional
-	MatchLabels map[string]string `json:"matchLabels,omitempty" protobuf:"bytes,1,rep,name=matchLabels"`
-	// matchExpressions is a list of label selector requirements. The requirements are ANDed.
-	// +optional
-	// +listType=atomic
-	MatchExpressions []LabelSelectorRequirement `json:"matchExpressions,omitempty" protobuf:"bytes,2,rep,name=matchExpressions"`
-}
-
-// A label selector requirement is a selector that contains values, a key, and an operator that
-// relates the key and values.
-type LabelSelectorRequirement struct {
-	// key is the label key that the selector applies to.
-	Key string `json:"key" patchStrategy:"merge" patchMergeKey:"key" protobuf:"bytes,1,opt,name=key"`
-	// operator represents a key's relationship to a set of values.
-	// Valid operators are In, NotIn, Exists and DoesNotExist.
-	Operator LabelSelectorOperator `json:"operator" protobuf:"bytes,2,opt,name=operator,casttype=LabelSelectorOperator"`
-	// values is an array of string values. If the operator is In or NotIn,
-	// the values array must be non-empty. If the operator is Exists or DoesNotExist,
-	// the values array must be empty.
-	// +optional
-	// +listType=atomic
-	Values []string `json:"values,omitempty" protobuf:"bytes,3,rep,name=values"`
-}
-
-// A label selector operator is the set of operators that can be used in a selector requirement.
-type LabelSelectorOperator string
-
-const (
-	LabelSelectorOpIn           LabelSelectorOperator = "In"
-	LabelSelectorOpNotIn        LabelSelectorOperator = "NotIn"
-	LabelSelectorOpExists       LabelSelectorOperator = "Exists"
-	LabelSelectorOpDoesNotExist LabelSelectorOperator = "DoesNotExist"
-)
 
 // Condition contains details for one aspect of the current state of this API Resource.
 type Condition struct {
@@ -295,121 +277,20 @@ const (
 	ConditionUnknown ConditionStatus = "Unknown"
 )
 
-// Status is a return value for calls that don't return other objects.
+// List is a list of objects of any kind, each kept as the JSON it arrived as; the
+// server need not know their types.
+//
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
-type Status struct {
+type List struct {
 	TypeMeta `json:",inline"`
 	// Standard list metadata.
 	// +optional
 	ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
-	// Status of the operation.
-	// One of: "Success" or "Failure".
-	// +optional
-	Status string `json:"status,omitempty" protobuf:"bytes,2,opt,name=status"`
-	// A human-readable description of the status of this operation.
-	// +optional
-	Message string `json:"message,omitempty" protobuf:"bytes,3,opt,name=message"`
-	// A machine-readable description of why this operation is in the
-	// "Failure" status. If this value is empty there
-	// is no information available.
-	// +optional
-	Reason StatusReason `json:"reason,omitempty" protobuf:"bytes,4,opt,name=reason,casttype=StatusReason"`
-	// Extended data associated with the reason.
-	// +optional
-	// +listType=atomic
-	Details *StatusDetails `json:"details,omitempty" protobuf:"bytes,5,opt,name=details"`
-	// Suggested HTTP return code for this status, 0 if not set.
-	// +optional
-	Code int32 `json:"code,omitempty" protobuf:"varint,6,opt,name=code"`
+	// items are the objects of the list.
+	Items []runtime.RawExtension `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
-// StatusDetails is a set of additional properties that MAY be set by the
-// server to provide additional information about a response.
-type StatusDetails struct {
-	// The name attribute of the resource associated with the status StatusReason
-	// (when there is a single name which can be described).
-	// +optional
-	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
-	// The group attribute of the resource associated with the status StatusReason.
-	// +optional
-	Group string `json:"group,omitempty" protobuf:"bytes,2,opt,name=group"`
-	// The kind attribute of the resource associated with the status StatusReason.
-	// +optional
-	Kind string `json:"kind,omitempty" protobuf:"bytes,3,opt,name=kind"`
-	// UID of the resource.
-	// +optional
-	UID types.UID `json:"uid,omitempty" protobuf:"bytes,6,opt,name=uid,casttype=k8s.io/apimachinery/pkg/types.UID"`
-	// The Causes array includes more details associated with the StatusReason
-	// failure. Not all StatusReasons may provide detailed causes.
-	// +optional
-	// +listType=atomic
-	Causes []StatusCause `json:"causes,omitempty" protobuf:"bytes,4,rep,name=causes"`
-	// If specified, the time in seconds before the operation should be retried.
-	// +optional
-	RetryAfterSeconds int32 `json:"retryAfterSeconds,omitempty" protobuf:"varint,5,opt,name=retryAfterSeconds"`
-}
-
-// StatusReason is an enumeration of possible failure causes. Each StatusReason
-// must map to a single HTTP status code, but multiple reasons may map
-// to the same HTTP status code.
-type StatusReason string
-
-const (
-	StatusReasonUnknown               StatusReason = ""
-	StatusReasonUnauthorized          StatusReason = "Unauthorized"
-	StatusReasonForbidden             StatusReason = "Forbidden"
-	StatusReasonNotFound              StatusReason = "NotFound"
-	StatusReasonAlreadyExists         StatusReason = "AlreadyExists"
-	StatusReasonConflict              StatusReason = "Conflict"
-	StatusReasonGone                  StatusReason = "Gone"
-	StatusReasonInvalid               StatusReason = "Invalid"
-	StatusReasonServerTimeout         StatusReason = "ServerTimeout"
-	StatusReasonStoreReadError        StatusReason = "StorageReadError"
-	StatusReasonTimeout               StatusReason = "Timeout"
-	StatusReasonTooManyRequests       StatusReason = "TooManyRequests"
-	StatusReasonBadRequest            StatusReason = "BadRequest"
-	StatusReasonMethodNotAllowed      StatusReason = "MethodNotAllowed"
-	StatusReasonNotAcceptable         StatusReason = "NotAcceptable"
-	StatusReasonRequestEntityTooLarge StatusReason = "RequestEntityTooLarge"
-	StatusReasonUnsupportedMediaType  StatusReason = "UnsupportedMediaType"
-	StatusReasonInternalError         StatusReason = "InternalError"
-	StatusReasonExpired               StatusReason = "Expired"
-	StatusReasonServiceUnavailable    StatusReason = "ServiceUnavailable"
-)
-
-// StatusCause provides more information about an api.Status failure, including
-// cases when multiple errors are encountered.
-type StatusCause struct {
-	// A machine-readable description of the cause of the error. If this value is
-	// empty there is no information available.
-	// +optional
-	Type CauseType `json:"reason,omitempty" protobuf:"bytes,1,opt,name=reason,casttype=CauseType"`
-	// A human-readable description of the cause of the error.  This field may be
-	// presented as-is to a reader.
-	// +optional
-	Message string `json:"message,omitempty" protobuf:"bytes,2,opt,name=message"`
-	// The field of the resource that has caused this error, as named by its JSON
-	// serialization.
-	// +optional
-	Field string `json:"field,omitempty" protobuf:"bytes,3,opt,name=field"`
-}
-
-// CauseType is a machine readable value providing more detail about what
-// occurred in a status response.
-type CauseType string
-
-const (
-	CauseTypeFieldValueNotFound     CauseType = "FieldValueNotFound"
-	CauseTypeFieldValueRequired     CauseType = "FieldValueRequired"
-	CauseTypeFieldValueDuplicate    CauseType = "FieldValueDuplicate"
-	CauseTypeFieldValueInvalid      CauseType = "FieldValueInvalid"
-	CauseTypeFieldValueNotSupported CauseType = "FieldValueNotSupported"
-	CauseTypeFieldValueForbidden    CauseType = "FieldValueForbidden"
-	CauseTypeFieldValueTooLong      CauseType = "FieldValueTooLong"
-	CauseTypeFieldValueTooMany      CauseType = "FieldValueTooMany"
-	CauseTypeInternal               CauseType = "InternalError"
-	CauseTypeUnexpectedServerResponse CauseType = "UnexpectedServerResponse"
-	CauseTypeFieldManagerConflict   CauseType = "FieldManagerConflict"
-	CauseTypeResourceVersionTooLarge CauseType = "ResourceVersionTooLarge"
-)
+// Patch names the body of a PATCH request; its content depends on the patch type, so
+// it has no fields of its own.
+type Patch struct{}
