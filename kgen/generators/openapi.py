@@ -20,6 +20,7 @@ from typing import Any
 from kgen.diagnostics import Diagnostics, Position
 from kgen.generators.options import GeneratorOptions
 from kgen.generators.schema import SchemaBuilder, sort_keys
+from kgen.ir.build import SERVER_TYPES
 from kgen.ir.model import API_RULE_EXCEPTIONS, Member, Package, TypeDef, Universe
 from kgen.render import GeneratedFile, header, render_json
 
@@ -50,7 +51,9 @@ def _group_version_kind(package: Package, typedef: TypeDef) -> list[dict[str, st
     return [{"group": package.group, "kind": typedef.name, "version": package.version}]
 
 
-def definitions(universe: Universe, chosen: list[Package], dialect: str) -> dict[str, Any]:
+def definitions(universe: Universe, chosen: list[Package], dialect: str, served: bool = True) -> dict[str, Any]:
+    """The definitions of the chosen packages' types (and what they use); with `served`, also
+    those every API server serves (discovery, Status, DeleteOptions, WatchEvent)."""
     builder = SchemaBuilder(universe, dialect)  # type: ignore[arg-type]
     for package in chosen:
         for typedef in package.types:
@@ -59,7 +62,44 @@ def definitions(universe: Universe, chosen: list[Package], dialect: str) -> dict
                 gvk = _group_version_kind(package, typedef)
                 if gvk:
                     builder.definitions[name]["x-kubernetes-group-version-kind"] = gvk
+    if served:
+        everywhere = _served_group_versions(universe)
+        for import_path, type_name in SERVER_TYPES:
+            typedef = _find(universe, import_path, type_name)
+            if typedef is None:
+                continue
+            name = builder.define(typedef)
+            if type_name in _IN_EVERY_GROUP_VERSION:
+                gvks = [{"group": g, "kind": type_name, "version": v} for g, v in everywhere]
+            elif type_name in _CORE_KINDS:
+                gvks = [{"group": "", "kind": type_name, "version": "v1"}]
+            else:
+                continue
+            builder.definitions[name]["x-kubernetes-group-version-kind"] = gvks
     return sort_keys(builder.definitions)
+
+
+# How an API server registers apimachinery's kinds: DeleteOptions and WatchEvent in every
+# group version it serves, discovery and Status as the core group's.
+_IN_EVERY_GROUP_VERSION = ("DeleteOptions", "WatchEvent")
+_CORE_KINDS = ("Status", "APIGroup", "APIGroupList", "APIResourceList", "APIVersions")
+
+
+def _served_group_versions(universe: Universe) -> list[tuple[str, str]]:
+    """The group versions an API server of these packages serves: each API package with kinds,
+    and the core group's v1, sorted as the API server lists them."""
+    found = {("", "v1")}
+    for package in universe.packages:
+        if package.role == "api" and not package.internal and any(t.is_kind for t in package.types):
+            found.add((package.group, package.version))
+    return sorted(found)
+
+
+def _find(universe: Universe, import_path: str, name: str) -> TypeDef | None:
+    try:
+        return universe.package(import_path).type(name)
+    except KeyError:
+        return None
 
 
 def _title(universe: Universe) -> str:
@@ -83,7 +123,7 @@ def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFil
             "openapi": "3.0.0",
             "info": {"title": _title(universe), "version": "unversioned"},
             "paths": {},
-            "components": {"schemas": definitions(universe, [package], "v3")},
+            "components": {"schemas": definitions(universe, [package], "v3", served=False)},
         }
         where = f"apis/{package.group}/{package.version}" if package.group else f"api/{package.version}"
         files.append(render_json(f"openapi/v3/{where}.json", NAME, document))

@@ -406,7 +406,8 @@ def _check_union(typedef: TypeDef, union: Union, diagnostics: Diagnostics) -> No
     # A discriminated union may have one member: SeccompProfile's `type` names the profile
     # kind, and only `Localhost` carries a field (localhostProfile).
     if len(union.members) < 2 and union.origin != "k8s:unionMember" and union.discriminator is None:
-        diagnostics.warning(position, f"union of {typedef.name} has fewer than two members")
+        # A union with one member is usually one made to grow (core/v1's PodSchedulingGroup).
+        diagnostics.note(position, f"union of {typedef.name} has fewer than two members")
 
 
 # -- generation ---------------------------------------------------------------------------------

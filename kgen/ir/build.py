@@ -45,6 +45,15 @@ _UNSERIALIZABLE = {
     "complex128": "complex numbers have no JSON form (encoding/json rejects them); use two float fields",
 }
 """Go's predeclared types that encoding/json cannot write."""
+SERVER_TYPES = (
+    *((META_V1, name) for name in (
+        "APIGroup", "APIGroupList", "APIResourceList", "APIVersions", "DeleteOptions", "Status", "WatchEvent",
+        "Patch",
+    )),
+    (APIMACHINERY + "version", "Info"),
+)  # fmt: skip
+"""The apimachinery types every API server serves (discovery, Status, watch events, delete
+options): always in the universe, so that an API's OpenAPI documents define them."""
 _APIEXTENSIONS = "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/"
 OVERLAYS: dict[tuple[str, str], tuple[str, ...]] = {
     **{
@@ -844,6 +853,10 @@ class _Builder:
                 if decl.alias:
                     self.resolve_named(import_path, name, decl.position)
                 elif _holds_data(decl):
+                    self.typedef(import_path, name)
+        if not self.options.bootstrap:
+            for import_path, name in SERVER_TYPES:
+                if name in self.packages[import_path].decls:
                     self.typedef(import_path, name)
         self._reach()
         self._check_value_cycles()
