@@ -432,3 +432,18 @@ def test_members_sharing_a_declaration_are_not_numbered(tmp_path):
     universe, diagnostics = build(_project(tmp_path, shared_line), module="example.com/apis")
     missing(universe, diagnostics)
     assert any("Left, Right share one declaration" in str(e) for e in diagnostics.errors)
+
+
+def test_a_field_tagged_protobuf_dash_is_left_out_of_the_message(tmp_path, monkeypatch):
+    from conftest import build, messages, write_tree
+
+    monkeypatch.chdir(tmp_path)
+    write_tree(tmp_path, {
+        "v1/doc.go": "// +k8s:protobuf-gen=package\n// +groupName=things.example.com\npackage v1\n",
+        "v1/types.go": 'package v1\n\ntype Thing struct {\n\tName string `json:"name" protobuf:"bytes,1,opt,name=name"`\n'
+                       '\tCache string `json:"cache,omitempty" protobuf:"-"`\n}\n',
+    })  # fmt: skip
+    universe, diagnostics = build(tmp_path / "v1", module="example.com/apis/v1")
+    assert messages(diagnostics) == []
+    members = universe.package("example.com/apis/v1").type("Thing").members
+    assert [(m.go_name, m.protobuf is not None) for m in members] == [("Name", True), ("Cache", False)]

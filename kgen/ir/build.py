@@ -590,7 +590,7 @@ class _Builder:
                 self.diagnostics.warning(decl.tag_position or decl.position, problem)
             json_tag = JSONTag.parse(tags.get("json"))
             protobuf = None
-            if "protobuf" in tags:
+            if "protobuf" in tags and tags["protobuf"] != "-":  # `protobuf:"-"`: not in the message
                 try:
                     parsed = ProtobufTag.parse(tags["protobuf"])
                     protobuf = ProtobufInfo(
