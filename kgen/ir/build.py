@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kgen.diagnostics import Diagnostics, Position
+from kgen.diagnostics import Diagnostics, Position, display_path
 from kgen.ir import names
 from kgen.ir.constraints import constraints, unions, with_embedded
 from kgen.hooks import read_hook_modules
@@ -208,6 +208,7 @@ class _Builder:
                 directory = directory.resolve()
                 if directory not in self.loaded_dirs:
                     self.loaded_dirs.add(directory)
+                    self.diagnostics.third_party.add(display_path(directory))
                     for source in load_packages(directory, prefix, self.diagnostics, self.options.tags):
                         if source.import_path not in self.packages:
                             self.register(source, builtin=False, dependency=True)
