@@ -25,9 +25,11 @@ verify: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
-## Run the benchmarks (prints ratios against the alternatives).
+## Run the benchmarks (prints ratios against the alternatives); K8S_API=DIR (a checkout of
+## k8s.io/api) adds generation on real inputs.
 bench: $(STAMP)
 	$(BIN)/python -m bench
+	$(if $(K8S_API),$(BIN)/python -m bench realworld --k8s-api $(K8S_API))
 
 ## Regenerate kgen's own runtime models of the apimachinery well-known types.
 bootstrap-runtime: $(STAMP)

@@ -1,4 +1,5 @@
-"""`python -m bench [runtime|conversion|validation|generation]`: print benchmark reports (ratios against alternatives)."""
+"""`python -m bench [runtime|conversion|validation|generation|realworld --k8s-api DIR]`: print
+benchmark reports (ratios against alternatives, and times against the targets)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,17 @@ REPO = Path(__file__).resolve().parent.parent
 
 def main(argv: list[str]) -> None:
     sys.path.insert(0, str(REPO))
+    if argv and argv[0] == "realworld":
+        import argparse
+
+        from bench import realworld
+
+        parser = argparse.ArgumentParser(prog="python -m bench realworld")
+        parser.add_argument("--k8s-api", type=Path, required=True, help="a checkout of k8s.io/api (kubernetes/api)")
+        parser.add_argument("--k8s-version", default="v0.36.3", help="its release tag (what go.mod requires)")
+        args = parser.parse_args(argv[1:])
+        print("\n".join(realworld.run(args.k8s_api, args.k8s_version)), flush=True)
+        return
     which = argv or ["runtime", "conversion", "validation", "generation"]
     if "runtime" in which:
         from bench import runtime
