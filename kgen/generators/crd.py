@@ -65,12 +65,20 @@ def _resources(universe: Universe, embedded_object_meta: bool = False) -> tuple[
             continue  # Kubernetes' own groups (core, apps, networking.k8s.io...) are not served by CRDs
         storing = set(storage_kinds(universe, package))
         for kind in package.types:
-            if not kind.is_kind or kind.has_marker("kubebuilder:skipversion"):
-                continue
+            if not kind.is_kind or kind.has_marker("kubebuilder:skipversion") or not _has_object_meta(kind):
+                continue  # controller-gen's kinds embed ObjectMeta (a component config kind does not)
             schema = builder.type_schema(kind)
             resource = found.setdefault((package.group, kind.name), Resource(package.group, kind.name))
             resource.versions.append(Version(package, kind, schema, kind.name in storing))
     return [found[k] for k in sorted(found)], builder
+
+
+def _has_object_meta(kind: TypeDef) -> bool:
+    return any(
+        f.json_name == "metadata" and f.type.kind == "named" and f.type.name == "ObjectMeta"
+        and f.type.package == "k8s.io/apimachinery/pkg/apis/meta/v1"
+        for f in kind.fields
+    )  # fmt: skip
 
 
 _built = per_universe(lambda universe: {})

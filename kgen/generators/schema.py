@@ -55,6 +55,13 @@ _WELL_KNOWN: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
         "crd": {"anyOf": [{"type": "integer"}, {"type": "string"}], "pattern": QUANTITY_PATTERN,
                 "x-kubernetes-int-or-string": True},
     },
+    # QuantityValue (component-base's flags) is a Quantity on the wire.
+    ("k8s.io/apimachinery/pkg/api/resource", "QuantityValue"): {
+        "v2": {"type": "string"},
+        "v3": {"oneOf": [{"type": "string"}, {"type": "number"}]},
+        "crd": {"anyOf": [{"type": "integer"}, {"type": "string"}], "pattern": QUANTITY_PATTERN,
+                "x-kubernetes-int-or-string": True},
+    },
     ("k8s.io/apimachinery/pkg/util/intstr", "IntOrString"): {
         "v2": {"type": "string", "format": "int-or-string"},
         "v3": {"oneOf": [{"type": "integer"}, {"type": "string"}], "format": "int-or-string"},
