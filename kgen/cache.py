@@ -1,7 +1,8 @@
 """Memoised generation runs: an unchanged tree is checked without parsing it again.
 
 A run's output is a pure function of its key: every byte of every `.go` file it can read
-(the input and the --import-map directories), kgen's own source (code, templates,
+(the input, the --import-map directories, go.mod and go.work with the local directories
+they replace modules with; module cache versions never change), kgen's own source (code, templates,
 well-known definitions), black's version, and the options. A hit returns exactly the
 files and warnings the run produced; anything that changes any of those is a miss.
 Runs with errors are never stored. `KGEN_NO_CACHE=1` turns this off.
@@ -21,6 +22,7 @@ from kgen.hooks import HOOK_MODULES
 from kgen.diagnostics import Diagnostic, Diagnostics, Position, Severity, display_path
 from kgen.options import Options
 from kgen.render import GeneratedFile, cache_root
+from kgen.source.modules import ModFileError, Workspace
 
 _KGEN_ROOT = Path(__file__).resolve().parent
 _FORMAT = "kgen-run-cache/2"
@@ -52,9 +54,23 @@ def run_key(options: Options, bootstrap: bool) -> str:
         "bootstrap": bootstrap,
         "shown_as": display_path(options.input),  # diagnostics name paths relative to the working directory
         "import_map": {k: display_path(v) for k, v in sorted(options.import_map.items())},
+        # Where the go command would find imported packages: the module cache holds each
+        # version once and never changes it, so go.mod (the versions) and the cache's place
+        # say what is read from there; local replacements are read like the input.
+        "go": {name: os.environ.get(name, "") for name in ("GOMODCACHE", "GOPATH", "GOWORK", "GOFLAGS")},
     }
     digest.update(json.dumps(settings, sort_keys=True).encode())
     roots = [options.input] + [options.import_map[k] for k in sorted(options.import_map)]
+    if not bootstrap:
+        try:
+            workspace_files = Workspace.find(options.input).files()
+        except ModFileError:
+            workspace_files = []  # the run reports it, and is not stored
+        for path in workspace_files:
+            if path.is_file():
+                digest.update(b"\0go\0" + str(path).encode() + b"\0" + path.read_bytes())
+            else:
+                roots.append(path)
     for root in roots:
         digest.update(b"\0root\0" + str(root).encode())
         if not root.is_dir():

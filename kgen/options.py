@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from kgen.source import buildtags
-from kgen.source.loader import read_module_path
+from kgen.source.modules import ModFileError, Workspace
 
 
 class OptionsError(ValueError):
@@ -86,7 +86,12 @@ def resolve_options(
     output_dir = (cwd / output) if output else (base / config.get("output", "generated"))
     if not input_dir.is_dir():
         raise OptionsError(f"input directory {input_dir} does not exist; pass --input DIR or set input in [tool.kgen]")
-    module_path = module or config.get("module") or read_module_path(input_dir) or ""
+    module_path = module or config.get("module")
+    if not module_path:
+        try:
+            module_path = Workspace.find(input_dir).import_path_of(input_dir) or ""
+        except ModFileError as err:
+            raise OptionsError(str(err)) from None
     mapping = parse_import_map(config.get("import-map", config.get("import_map", {})), base)
     mapping.update(parse_import_map(list(import_map), cwd))
     generators = tuple(config.get("generators", registered))

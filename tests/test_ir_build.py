@@ -281,9 +281,9 @@ def test_unresolvable_import_names_the_fix(tmp_path, monkeypatch):
     )
     _, diagnostics = build(tmp_path / "v1", module="example.com/apis/v1")
     assert messages(diagnostics) == [
-        "v1/types.go:6:4: error: cannot find package 'k8s.io/api/core/v1' for corev1.PodSpec: it is not under the "
-        "input module example.com/apis/v1 and not a well-known apimachinery package; pass --import-map "
-        "k8s.io/api/core/v1=DIR pointing at its Go definitions"
+        "v1/types.go:6:4: error: corev1.PodSpec: cannot find package 'k8s.io/api/core/v1': there is no go.mod at or "
+        "above the input to say where it comes from; add an import-map line k8s.io/api/core/v1=DIR, or run kgen "
+        "in the Go module"
     ]
 
 

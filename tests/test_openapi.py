@@ -399,7 +399,7 @@ def test_real_world_types_give_valid_documents_and_structural_crds(tmp_path):
     files = {f.path: f.content for f in pipeline.generate(options, use_cache=False).files}
     documents = [p for p in files if p.endswith(".json")]
     crds = [p for p in files if p.endswith(".yaml")]
-    assert len(documents) >= 3 and crds
+    assert len(documents) >= 2 and crds  # swagger.json and the input group version's v3 document
     for path in documents:
         validate(json.loads(files[path]))
     for path in crds:

@@ -30,11 +30,14 @@ VIOLATION = "API rule violation: "
 
 
 def packages(universe: Universe) -> list[Package]:
-    """The versioned packages with published schemas (`+k8s:openapi-gen=false` opts out)."""
+    """The versioned API packages of the input with published schemas (`+k8s:openapi-gen=false`
+    opts out); what they use from other packages is defined where they refer to it."""
     chosen = []
     for package in universe.generated_packages:
         marker = package.marker("k8s:openapi-gen")
-        if package.internal or not package.version or (marker is not None and str(marker.value) == "false"):
+        if package.role != "api" or package.internal or not package.version:
+            continue
+        if marker is not None and str(marker.value) == "false":
             continue
         chosen.append(package)
     return chosen

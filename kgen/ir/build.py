@@ -23,7 +23,8 @@ from kgen.ir.model import API_RULE_EXCEPTIONS, EnumValue, Field, Hook, Member, P
 from kgen.markers.grammar import RawMarker, doc_lines, extract_markers
 from kgen.markers.registry import REGISTRY, Marker, Scope
 from kgen.source import buildtags, constexpr
-from kgen.source.loader import SourcePackage, load_packages
+from kgen.source.loader import SourcePackage, load_package, load_packages
+from kgen.source.modules import ModFileError, PackageNotFound, Workspace
 from kgen.source.syntax import CommentBlock, ConstDecl, FieldDecl, GoFile, TypeDecl, TypeExpr
 from kgen.source.tags import JSONTag, ProtobufTag, TagError, read_struct_tag
 
@@ -95,6 +96,8 @@ class BuildOptions:
     """Python package the input directory is imported as (for hook modules); default: its name."""
     bootstrap: bool = False
     """Build kgen's own well-known packages as the input (for kgen's runtime)."""
+    environ: dict[str, str] | None = None
+    """The environment Go's settings are read from (GOMODCACHE, GOPATH, GOWORK, GOFLAGS); the process's by default."""
 
 
 @dataclass
@@ -159,6 +162,9 @@ class _Builder:
         self._type_markers: dict[tuple[str, str], list[Marker]] = {}
         self.alias_stack: set[tuple[str, str]] = set()
         self.loaded_dirs: set[Path] = set()
+        self.workspace: Workspace | None = None
+        self.not_found: dict[str, str] = {}
+        """Why an import path could not be found (reported where a type from it is used)."""
         self._const_values: dict[tuple[str, str], object] = {}
 
     # -- loading ----------------------------------------------------------------
@@ -201,19 +207,56 @@ class _Builder:
         )  # fmt: skip
 
     def ensure_package(self, import_path: str) -> _SourceInfo | None:
+        """The package of an import path, read on first use: from an import-map directory,
+        else where the go command finds it (kgen.source.modules). Only the package's own
+        directory is read. None when it cannot be found (`not_found` says why)."""
         if import_path in self.packages:
             return self.packages[import_path]
+        if import_path in self.not_found:
+            return None
+        directory, third_party = self._locate(import_path)
+        if directory is None:
+            return None
+        source = load_package(directory, import_path, self.diagnostics, self.options.tags)
+        if source is None:
+            self.not_found[import_path] = f"{display_path(directory)} has no Go files for this build"
+            return None
+        if third_party:
+            self.diagnostics.third_party.add(display_path(directory))
+        self.register(source, builtin=False, dependency=True)
+        return self.packages[import_path]
+
+    def _locate(self, import_path: str) -> tuple[Path | None, bool]:
+        """The directory of an imported package and whether it is third-party code."""
         for prefix, directory in sorted(self.options.import_map.items(), key=lambda kv: -len(kv[0])):
             if import_path == prefix or import_path.startswith(prefix + "/"):
-                directory = directory.resolve()
-                if directory not in self.loaded_dirs:
-                    self.loaded_dirs.add(directory)
-                    self.diagnostics.third_party.add(display_path(directory))
-                    for source in load_packages(directory, prefix, self.diagnostics, self.options.tags):
-                        if source.import_path not in self.packages:
-                            self.register(source, builtin=False, dependency=True)
-                return self.packages.get(import_path)
-        return None
+                rest = import_path[len(prefix) :].strip("/")
+                target = directory.resolve().joinpath(*rest.split("/")) if rest else directory.resolve()
+                if target.is_dir():
+                    return target, True
+                self.not_found[import_path] = (
+                    f"cannot find package {import_path!r}: the import map points {prefix} at "
+                    f"{display_path(directory)}, which has no directory {rest or '.'}"
+                )
+                return None, False
+        if "." not in import_path.split("/", 1)[0]:
+            self.not_found[import_path] = (
+                f"{import_path!r} is a package of Go's standard library, which API types cannot use "
+                "(kgen knows time.Duration); use a Kubernetes type (metav1.Time, metav1.Duration...)"
+            )
+            return None, False
+        if self.workspace is None:
+            try:
+                self.workspace = Workspace.find(self.options.input, self.options.environ)
+            except ModFileError as err:
+                self.diagnostics.error(err.position, str(err).split(": ", 1)[-1] if ": " in str(err) else str(err))
+                self.workspace = Workspace(None)
+        try:
+            located = self.workspace.locate(import_path)
+        except PackageNotFound as err:
+            self.not_found[import_path] = str(err)
+            return None, False
+        return located.directory, located.via not in ("main module", "workspace")
 
     # -- resolution -------------------------------------------------------------
 
@@ -254,12 +297,11 @@ class _Builder:
             if import_path == "time" and expr.name == "Duration":
                 return TypeRef(kind="basic", basic="int64")
             if self.ensure_package(import_path) is None:
-                self.diagnostics.error(
-                    expr.position,
-                    f"cannot find package {import_path!r} for {expr.text}: it is not under the input module "
-                    f"{self.options.module or '(none; set --module)'} and not a well-known apimachinery package; "
-                    f"pass --import-map {import_path}=DIR pointing at its Go definitions",
+                reason = self.not_found.get(import_path) or (
+                    f"cannot find package {import_path!r}: it is not a package of the input module "
+                    f"{self.options.module or '(none; set --module)'}"
                 )
+                self.diagnostics.error(expr.position, f"{expr.text}: {reason}")
                 return None
             return self.resolve_named(import_path, expr.name, expr.position)
         if kind == "pointer":

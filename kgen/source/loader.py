@@ -9,7 +9,6 @@ files that carry a `Code generated ... DO NOT EDIT.` header, and directories nam
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,9 +16,6 @@ from kgen.diagnostics import Diagnostics, Position, display_path
 from kgen.source import buildtags
 from kgen.source.parser import parse_go_file
 from kgen.source.syntax import GoFile
-
-_MODULE_LINE = re.compile(r"^module\s+(\S+)", re.MULTILINE)
-
 
 @dataclass(frozen=True, slots=True)
 class SourcePackage:
@@ -31,13 +27,16 @@ class SourcePackage:
     files: tuple[GoFile, ...]
 
 
-def read_module_path(directory: Path) -> str | None:
-    """The module path declared in `directory/go.mod`, if there is one."""
-    go_mod = directory / "go.mod"
-    if not go_mod.is_file():
-        return None
-    match = _MODULE_LINE.search(go_mod.read_text(encoding="utf-8"))
-    return match.group(1).strip('"') if match else None
+def load_package(
+    directory: Path,
+    import_path: str,
+    diagnostics: Diagnostics,
+    tags: frozenset[str] = buildtags.DEFAULT_TAGS,
+) -> SourcePackage | None:
+    """Read the one Go package in `directory` (not those below it), or None when it has no
+    Go files for this build."""
+    found = _read_directory(directory, display_path(directory), "", import_path, diagnostics, tags)
+    return found
 
 
 def load_packages(
@@ -53,37 +52,52 @@ def load_packages(
     the user would read it)."""
     packages: list[SourcePackage] = []
     base_label = label if label is not None else display_path(root)
-    for directory, subdirs, filenames in os.walk(root):
+    for directory, subdirs, _ in os.walk(root):
         subdirs[:] = sorted(
             d for d in subdirs if not d.startswith((".", "_")) and d not in ("testdata", "vendor")
         )
         relative = Path(directory).relative_to(root).as_posix()
         relative = "" if relative == "." else relative
-        files: list[GoFile] = []
-        for filename in sorted(filenames):
-            if not filename.endswith(".go") or not buildtags.filename_matches(filename, tags):
-                continue
-            shown = "/".join(p for p in (base_label, relative, filename) if p)
-            try:
-                source = (Path(directory) / filename).read_bytes()
-            except OSError as err:
-                diagnostics.error(Position(shown), f"cannot read file: {err.strerror}")
-                continue
-            parsed = parse_go_file(shown, source, diagnostics, tags)
-            if parsed is not None and not parsed.generated:
-                files.append(parsed)
-        if not files:
-            continue
-        names = sorted({f.package for f in files})
-        if len(names) > 1:
-            for f in files:
-                if f.package != names[0]:
-                    diagnostics.error(
-                        f.package_position,
-                        f"package {f.package} conflicts with package {names[0]} in the same directory; "
-                        "one directory holds one Go package",
-                    )
-            continue
         import_path = "/".join(p for p in (module, relative) if p)
-        packages.append(SourcePackage(import_path, Path(directory), relative, tuple(files)))
+        found = _read_directory(Path(directory), base_label, relative, import_path, diagnostics, tags)
+        if found is not None:
+            packages.append(found)
     return packages
+
+
+def _read_directory(
+    directory: Path, base_label: str, relative: str, import_path: str, diagnostics: Diagnostics, tags: frozenset[str]
+) -> SourcePackage | None:
+    files: list[GoFile] = []
+    try:
+        filenames = sorted(os.listdir(directory))
+    except OSError as err:
+        diagnostics.error(Position(display_path(directory)), f"cannot read directory: {err.strerror}")
+        return None
+    for filename in filenames:
+        if not filename.endswith(".go") or not buildtags.filename_matches(filename, tags):
+            continue
+        if not (directory / filename).is_file():
+            continue
+        shown = "/".join(p for p in (base_label, relative, filename) if p)
+        try:
+            source = (directory / filename).read_bytes()
+        except OSError as err:
+            diagnostics.error(Position(shown), f"cannot read file: {err.strerror}")
+            continue
+        parsed = parse_go_file(shown, source, diagnostics, tags)
+        if parsed is not None and not parsed.generated:
+            files.append(parsed)
+    if not files:
+        return None
+    names = sorted({f.package for f in files})
+    if len(names) > 1:
+        for f in files:
+            if f.package != names[0]:
+                diagnostics.error(
+                    f.package_position,
+                    f"package {f.package} conflicts with package {names[0]} in the same directory; "
+                    "one directory holds one Go package",
+                )
+        return None
+    return SourcePackage(import_path, directory, relative, tuple(files))
