@@ -252,3 +252,42 @@ def test_a_function_body_kgen_cannot_read_is_only_a_note():
     assert diagnostics.errors == []
     assert all(d.severity.value == "note" for d in diagnostics.items)
     assert any("inside a function body, which kgen does not read" in d.message for d in diagnostics.items)
+
+
+def test_a_default_may_name_a_constant_here_or_in_another_package(tmp_path, monkeypatch):
+    """gengo's `+default=ref(Name)`: defaulter-gen and openapi-gen use the constant's value;
+    controller-gen leaves such a default out of CRDs."""
+    monkeypatch.chdir(tmp_path)
+    write_tree(tmp_path, {
+        "disk/v1/doc.go": "// +groupName=disk.example.com\npackage v1\n",
+        "disk/v1/types.go": """
+            package v1
+
+            import "example.com/apis/shared"
+
+            type CachingMode string
+
+            const CachingReadWrite CachingMode = "ReadWrite"
+
+            type DiskSpec struct {
+                // +optional
+                // +default=ref(CachingReadWrite)
+                Caching *CachingMode `json:"caching,omitempty"`
+                // +optional
+                // +default=ref(example.com/apis/shared.DefaultReason)
+                Reason string `json:"reason,omitempty"`
+                // +optional
+                // +default=ref(Missing)
+                Other string `json:"other,omitempty"`
+            }
+            """,
+        "shared/shared.go": 'package shared\n\nconst DefaultReason = "Field" + "ValueInvalid"\n',
+    })  # fmt: skip
+    universe, diagnostics = build(tmp_path)
+    assert [m for m in messages(diagnostics) if "error" in m] == [
+        "./disk/v1/types.go:17:8: error: +default=ref(Missing): no constant Missing in example.com/apis/disk/v1 "
+        "that kgen can evaluate"
+    ]
+    fields = {f.json_name: f for f in universe.package("example.com/apis/disk/v1").type("DiskSpec").fields}
+    assert (fields["caching"].default, fields["caching"].default_is_ref) == ("ReadWrite", True)
+    assert fields["reason"].default == "FieldValueInvalid"

@@ -203,3 +203,62 @@ def test_markers_without_a_space_after_the_slashes():
     assert [(m.text, m.position.col) for m in raws] == [("genclient", 3), ("kubebuilder:object:root=true", 3)]
     parsed = [REGISTRY.parse(raw, TYPE, Diagnostics()) for raw in raws]
     assert [(m.name, m.value) for m in parsed] == [("genclient", None), ("kubebuilder:object:root", True)]
+
+
+@pytest.mark.parametrize(
+    "text, name, value",
+    [
+        # gengo's codetags: whitespace and `#` end a validation-gen tag.
+        ("k8s:maximum=1000000000 # HighestUserDefinablePriority", "k8s:maximum", 1000000000),
+        ("k8s:validation-gen-nolint // Note: remove this when the API is GA", "k8s:validation-gen-nolint", None),
+        ('k8s:format="k8s-long-name" # a comment', "k8s:format", "k8s-long-name"),
+        # No whitespace before the `#`: part of the value.
+        ("k8s:neq=a#b", "k8s:neq", "a#b"),
+    ],
+)
+def test_validation_gen_tags_end_at_a_trailing_comment(text, name, value):
+    marker, problems = parse(text)
+    assert problems == []
+    assert (marker.name, marker.value) == (name, value)
+
+
+def test_a_kubebuilder_value_keeps_its_hash():
+    marker, problems = parse("kubebuilder:validation:Pattern=`^#[0-9a-f]{6} #x$`")
+    assert problems == [] and marker.value == "^#[0-9a-f]{6} #x$"
+
+
+@pytest.mark.parametrize(
+    "text, package, name",
+    [
+        ("default=ref(AzureDataDiskCachingReadWrite)", "", "AzureDataDiskCachingReadWrite"),
+        ("default=ref(sigs.k8s.io/cluster-api/api/core/v1beta2.FieldValueInvalid)", "sigs.k8s.io/cluster-api/api/core/v1beta2", "FieldValueInvalid"),
+    ],
+)
+def test_default_may_name_a_constant(text, package, name):
+    from kgen.markers.registry import ConstRef
+
+    marker, problems = parse(text)
+    assert problems == [] and marker.value == ConstRef(package=package, name=name)
+
+
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ('k8s:alpha(since: "1.36")=+k8s:member("Limited")=+k8s:required', "k8s:alpha"),
+        ('k8s:beta(since: "1.37")=+k8s:ifMode("Queue")=+k8s:required', "k8s:beta"),
+        ('k8s:alpha(since: "1.36")=+k8s:discriminator', "k8s:alpha"),
+        ('k8s:beta(since: "1.37")=+k8s:modeDiscriminator', "k8s:beta"),
+        ('k8s:alpha(since: "1.37")=+k8s:dependentRequired("capacityKey")', "k8s:alpha"),
+        ('k8s:dependentForbidden("schedulingGroup")', "k8s:dependentForbidden"),
+        ("k8s:customUnique", "k8s:customUnique"),
+        ("k8s:customValidation", "k8s:customValidation"),
+    ],
+)
+def test_validation_gen_136_tags_are_known(text, name):
+    marker, problems = parse(text)
+    assert problems == [] and marker.name == name
+
+
+def test_conversion_from_query_parameters_is_known_on_types():
+    marker, problems = parse("k8s:conversion-gen:explicit-from=net/url.Values", TYPE)
+    assert problems == [] and marker.value == "net/url.Values"

@@ -325,7 +325,7 @@ class SchemaBuilder:
         return schema
 
     def default(self, f: Field) -> Any:
-        if f.declared_default is not None:
+        if f.declared_default is not None and not (self.dialect == "crd" and f.default_is_ref):
             return f.declared_default
         if self.dialect == "crd" or f.omitempty or f.omitzero:
             return None

@@ -21,7 +21,7 @@ from kgen.ir.constraints import constraints, unions, with_embedded
 from kgen.hooks import read_hook_modules
 from kgen.ir.model import API_RULE_EXCEPTIONS, EnumValue, Field, Hook, Member, Package, ProtobufInfo, TypeDef, TypeRef, Universe
 from kgen.markers.grammar import RawMarker, doc_lines, extract_markers
-from kgen.markers.registry import REGISTRY, Marker, Scope
+from kgen.markers.registry import REGISTRY, ConstRef, Marker, Scope
 from kgen.source import buildtags, constexpr
 from kgen.source.loader import SourcePackage, load_package, load_packages
 from kgen.source.modules import ModFileError, PackageNotFound, Workspace
@@ -782,7 +782,7 @@ class _Builder:
     def _field(self, member: Member, path: tuple[str, ...], package: str, taken: set[str]) -> Field:
         tags = member.tags
         json_tag = JSONTag.parse(tags.get("json"))
-        default, declared_default = self._default(member)
+        default, declared_default, default_is_ref = self._default(member, package)
         return Field(
             go_name=member.go_name,
             go_path=path,
@@ -801,6 +801,7 @@ class _Builder:
             tags=tags,
             default=default,
             declared_default=declared_default,
+            default_is_ref=default_is_ref,
             validation=constraints(member.markers, self._package_presence(package)),
             openapi=constraints(member.markers, self._package_presence(package), view="openapi"),
             crd=constraints(member.markers, self._package_presence(package), view="crd"),
@@ -815,28 +816,47 @@ class _Builder:
             return "required"
         return None
 
-    def _default(self, member: Member):
+    def _default(self, member: Member, package: str):
         """The field's default as defaulting applies it (its own marker, else its named type's;
         zero values count as none), and as the markers declare it (a zero value included)."""
         own = [m for m in member.markers if m.name in ("default", "kubebuilder:default")]
+        values = [self._default_value(m, package) for m in own]
         # The same marker twice is reported with every repeated marker; this is +default vs +kubebuilder:default.
-        if len({m.name for m in own}) > 1 and len({repr(m.value) for m in own}) > 1:
+        if len({m.name for m in own}) > 1 and len({repr(v) for v in values}) > 1:
             self.diagnostics.error(
                 Position(*_split_pos(own[1].position)),
-                f"field {member.go_name} has two different defaults (+{own[0].name}={_json(own[0].value)} at "
-                f"{own[0].position} and +{own[1].name}={_json(own[1].value)}); keep one",
+                f"field {member.go_name} has two different defaults (+{own[0].name}={_json(values[0])} at "
+                f"{own[0].position} and +{own[1].name}={_json(values[1])}); keep one",
             )
-        value = own[0].value if own else None
+        value = values[0] if values else None
+        from_ref = bool(own) and all(isinstance(m.value, ConstRef) for m in own)
         if not own:
             # The named type's own default; read from its declaration, not its built TypeDef,
             # so a field never builds the type it points to (a pointer may close a cycle).
             ref = member.type.elem if member.type.kind == "pointer" else member.type
             if ref.kind == "named" and self._declaration(ref.package, ref.name) is not None:
                 marker = next((m for m in self.type_markers(ref.package, ref.name) if m.name in ("default", "kubebuilder:default")), None)
-                value = marker.value if marker else None
+                value = self._default_value(marker, ref.package) if marker else None
+                from_ref = marker is not None and isinstance(marker.value, ConstRef)
         if value is None or (member.type.kind != "pointer" and self._is_zero_json(member.type, value)):
-            return None, value
-        return value, value
+            return None, value, from_ref
+        return value, value, from_ref
+
+    def _default_value(self, marker: Marker, package: str):
+        """A default marker's JSON value; `ref(Name)` is the constant's value, as defaulter-gen reads it."""
+        if not isinstance(marker.value, ConstRef):
+            return marker.value
+        where = marker.value.package or package
+        if where != package:
+            self.ensure_package(where)
+        value = self.const_value(where, marker.value.name)
+        if value is None:
+            self.diagnostics.error(
+                Position(*_split_pos(marker.position)),
+                f"+{marker.name}=ref({marker.value.package + '.' if marker.value.package else ''}{marker.value.name}): "
+                f"no constant {marker.value.name} in {where} that kgen can evaluate",
+            )
+        return value
 
     def _is_zero_json(self, ref: TypeRef, value) -> bool:
         """Whether a JSON default is the Go zero value of a non-pointer type."""

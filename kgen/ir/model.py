@@ -195,6 +195,8 @@ class Field(_Frozen):
     declared_default: Any = None
     """The default as the markers declare it, a zero value included (`+default=""`): what
     schemas state, as openapi-gen and controller-gen write it."""
+    default_is_ref: bool = False
+    """The default is `+default=ref(Constant)`, which controller-gen leaves out of CRDs."""
     validation: Constraints = Constraints()
     openapi: Constraints = Constraints()
     """`validation` as openapi-gen publishes it for Kubernetes' own groups: without

@@ -70,12 +70,25 @@ def doc_lines(block: CommentBlock) -> list[str]:
     return lines
 
 
+def strip_trailing_comment(text: str) -> str:
+    """A validation-gen tag without its trailing comment: gengo's codetags parser ends a tag
+    at whitespace followed by `#` (`+k8s:maximum=1000000000 # HighestUserDefinablePriority`)
+    outside quotes and parentheses; a `//` after whitespace is read the same way."""
+    for index, ch, depth in _unquoted(text):
+        if depth == 0 and ch in "#/" and index > 0 and text[index - 1] in " \t":
+            if ch == "#" or text.startswith("//", index):
+                return text[:index].rstrip()
+    return text
+
+
 def split_marker(text: str) -> MarkerSyntax:
     """Split `name(args)=value` into its parts."""
     match = _NAME.match(text)
     if not match:
         raise MarkerSyntaxError(f"marker +{text} does not start with a name")
     name = match.group(0)
+    if name.startswith("k8s:"):
+        text = strip_trailing_comment(text)
     rest = text[match.end() :]
     if name.endswith(":") and rest.startswith("="):
         name = name[:-1]  # controller-gen's `+name:=value`

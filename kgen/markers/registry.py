@@ -76,6 +76,27 @@ def _bool(text: str) -> bool:
     return text == "true"
 
 
+class ConstRef(BaseModel):
+    """gengo's `+default=ref(Name)` (or `ref(import/path.Name)`): the value of a constant,
+    which the IR looks up (`package` is "" for the package the marker is written in)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    package: str = ""
+    name: str
+
+
+_REF = re.compile(r"^ref\(\s*(?:(?P<package>[A-Za-z0-9_.\-/~]+)\.)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*\)$")
+
+
+def _default(text: str) -> Any:
+    """A `+default` value: JSON, or a reference to a constant (`ref(Name)`)."""
+    match = _REF.match(text.strip())
+    if match:
+        return ConstRef(package=match.group("package") or "", name=match.group("name"))
+    return _json(text)
+
+
 def _json(text: str) -> Any:
     try:
         return json.loads(text)
@@ -141,6 +162,7 @@ _TYPE_NAMES = {
     _number: "number",
     _bool: "bool",
     _json: "JSON",
+    _default: "JSON or ref(Constant)",
     _json_or_bare: "JSON or string",
     _list: "list",
 }
@@ -340,6 +362,22 @@ def _build_registry() -> Registry:
     r.add("k8s:alpha", {T, F}, marker, "validation: the marker is alpha-level", paren_args={"since": _string}, repeatable=True)
     r.add("k8s:beta", {T, F}, marker, "validation: the marker is beta-level", paren_args={"since": _string}, repeatable=True)
     r.add("k8s:declarativeValidationNative", {T, F}, flag, "validation: declarative only")
+    # Discriminated ("modal") rules: the field named by +k8s:discriminator chooses which rules
+    # hold (validation-gen 1.36 spells them discriminator/member, 1.37 modeDiscriminator/ifMode).
+    for name in ("k8s:discriminator", "k8s:modeDiscriminator"):
+        r.add(name, {F}, flag, "validation: this field's value chooses the rules +k8s:member/ifMode give the others",
+              paren_args={"name": _string, "": _string})  # fmt: skip
+    for name in ("k8s:member", "k8s:ifMode"):
+        r.add(name, {F}, marker, "validation: apply a marker when the discriminator has this value", repeatable=True,
+              paren_args={"": _string, "discriminator": _string})  # fmt: skip
+    r.add("k8s:dependentRequired", {F}, flag, "validation: when this field is set, the named field must be set too",
+          paren_args={"": _string}, repeatable=True)  # fmt: skip
+    r.add("k8s:dependentForbidden", {F}, flag, "validation: when this field is set, the named field must not be",
+          paren_args={"": _string}, repeatable=True)  # fmt: skip
+    r.add("k8s:customUnique", {F, T}, flag, "validation: the list's items are unique by hand-written code (no generated check)")
+    r.add("k8s:customValidation", {F, T}, flag, "validation: hand-written code validates this value too")
+    r.add("k8s:validation-gen-nolint", {P, T, F}, flag, "validation-gen: do not lint this package or type")
+    r.add("k8s:conversion-gen:explicit-from", {T}, _string, "conversion-gen: also convert from this type (net/url.Values: query parameters)")
     r.add("k8s:opaqueType", {F}, flag, "validation: do not descend into the field's type")
     r.add("k8s:isSubresource", {T}, _string, "validation: the type is served at this subresource")
     r.add("k8s:supportsSubresource", {T}, _string, "validation: the type supports this subresource", repeatable=True)
@@ -348,7 +386,7 @@ def _build_registry() -> Registry:
     r.add("optional", {F}, flag, "the field may be omitted")
     r.add("required", {F}, flag, "the field must be set")
     r.add("nullable", {F}, flag, "the field may be null")
-    r.add("default", {T, F}, _json, "default value (JSON) applied when the field is unset")
+    r.add("default", {T, F}, _default, "default value (JSON, or ref(Constant)) applied when the field is unset")
     r.add("listType", {T, F}, _one_of("atomic", "set", "map"), "list semantics for apply and validation")
     r.add("listMapKey", {T, F}, _string, "key field of a map list", repeatable=True)
     r.add("mapType", {T, F}, _one_of("granular", "atomic"), "map semantics for apply")
@@ -359,7 +397,7 @@ def _build_registry() -> Registry:
     r.add("unionDiscriminator", {F}, flag, "discriminator of the union")
     r.add("unionDeprecated", {F}, flag, "deprecated member of the union")
     r.add("enum", {T}, flag, "the type's constants are its allowed values")
-    r.add("featureGate", {F}, _string, "the field is alpha/beta behind this feature gate", repeatable=True)
+    r.add("featureGate", {F, C}, _string, "the field (or enum value) is alpha/beta behind this feature gate", repeatable=True)
     r.add("resourceName", {T}, _string, "resource name when it differs from the lower-cased plural")
     # client-gen.
     r.add("genclient", {T}, flag, "generate a typed client for this kind")
