@@ -683,3 +683,45 @@ def test_object_property_counts_and_lengths_of_bytes_as_openapi_reads_them(gener
     assert errors(models.WidgetSpec(endpoint=models.Endpoint())) == [
         "spec.endpoint: Invalid value: 0: must have at least 1 item"
     ]
+
+
+def test_discriminated_rules_dependent_fields_and_custom_uniqueness(generate_project):
+    """validation-gen's modal rules (a discriminator's value chooses what the other fields must
+    be), dependentRequired/Forbidden, and customUnique (uniqueness left to hand-written code)."""
+    files = widget(
+        """
+    // +k8s:required
+    // +k8s:discriminator
+    Type string `json:"type"`
+    // +optional
+    // +k8s:member("Limited")=+k8s:required
+    // +k8s:member("Exempt")=+k8s:forbidden
+    Limited *Item `json:"limited,omitempty"`
+    // +optional
+    // +k8s:beta(since: "1.37")=+k8s:dependentRequired("multiplier")
+    Key *string `json:"key,omitempty"`
+    // +optional
+    // +k8s:dependentForbidden("key")
+    Other *string `json:"other,omitempty"`
+    // +optional
+    Multiplier *int32 `json:"multiplier,omitempty"`
+    // +optional
+    // +listType=map
+    // +listMapKey=name
+    // +k8s:customUnique
+    Items []Item `json:"items,omitempty"`
+""",
+        "",
+    )
+    load, _ = generate_project(files)
+    models, validation = load("widgets.v1.models"), load("widgets.v1.validation")
+    errors = lambda spec: [str(e) for e in validation.validate_WidgetSpec(spec, v.Path.root("spec"))]  # noqa: E731
+    assert errors(models.WidgetSpec(type="Limited")) == ["spec.limited: Required value"]
+    assert errors(models.WidgetSpec(type="Exempt", limited=models.Item(name="x"))) == ["spec.limited: Forbidden"]
+    assert errors(models.WidgetSpec(type="Other", limited=models.Item(name="x"))) == []
+    assert errors(models.WidgetSpec(type="Other", key="k", other="o")) == [
+        "spec.multiplier: Required value: must be specified when `key` is specified",
+        "spec.key: Forbidden: may not be specified when `other` is specified",
+    ]
+    duplicates = [models.Item(name="a"), models.Item(name="a")]
+    assert errors(models.WidgetSpec(type="Other", items=duplicates)) == []

@@ -499,6 +499,8 @@ def _check_view(module: _Module, typedef: TypeDef, hooks: dict) -> CheckView:
             lines.extend(_field_block(module, typedef, f))
     for union in typedef.unions:
         lines.extend(_union_block(module, typedef, union))
+    lines.extend(_modal_blocks(module, typedef))
+    lines.extend(_dependent_blocks(module, typedef))
     c = typedef.validation
     lines.extend(_property_counts(c, "obj", "path"))
     if c.rules or c.gated:
@@ -523,11 +525,53 @@ def _check_view(module: _Module, typedef: TypeDef, hooks: dict) -> CheckView:
     )
 
 
-def _field_block(module: _Module, typedef: TypeDef, f: Field) -> list[str]:
+def _modal_blocks(module: _Module, typedef: TypeDef) -> list[str]:
+    """The rules of fields that hold while the struct's discriminator field has a value."""
+    discriminator = next((f for f in typedef.fields if f.validation.discriminator), None)
+    modal = [(f, m) for f in typedef.fields for m in f.validation.modal]
+    if discriminator is None or not modal:
+        return []
+    lines = [f"mode = obj.{discriminator.python_name}"]
+    for f, m in modal:
+        block = _field_block(module, typedef, f, m.constraints)
+        if block:
+            lines.append(f"if mode == {py_string(m.value)}:")
+            lines.extend("    " + line for line in block)
+    return lines if len(lines) > 1 else []
+
+
+def _dependent_blocks(module: _Module, typedef: TypeDef) -> list[str]:
+    """`+k8s:dependentRequired`/`Forbidden`: when a field is set, another must (not) be."""
+    by_json = {f.json_name: f for f in typedef.fields}
+    lines: list[str] = []
+    for f in typedef.fields:
+        c = f.validation
+        if not (c.dependent_required or c.dependent_forbidden):
+            continue
+        set_test = _zero_test(module.universe, f.type, f"obj.{f.python_name}")
+        if set_test is None:
+            continue
+        for names, required in ((c.dependent_required, True), (c.dependent_forbidden, False)):
+            for name in names:
+                other = by_json.get(name)
+                zero = _zero_test(module.universe, other.type, f"obj.{other.python_name}") if other else None
+                if zero is None:
+                    continue
+                problem = zero if required else _negate(zero)
+                message = py_string(f"{'must' if required else 'may not'} be specified when `{f.json_name}` is specified")
+                error = "_v.required" if required else "_v.forbidden"
+                lines += [f"if {_negate(set_test)} and {problem}:", f"    errors.append({error}((path, {py_string(name)}), {message}))"]
+    return lines
+
+
+def _field_block(module: _Module, typedef: TypeDef, f: Field, constraints: Constraints | None = None) -> list[str]:
     """Statements checking one field, skipped on update when the field did not change."""
     value, old_value = "value", "old_value"
     here = f"(path, {py_string(f.json_name)})"
-    checks = _presence_and_value(module, f.validation, f.type, value, old_value, "old is not None", "p", 1)
+    c = f.validation if constraints is None else constraints
+    checks = _presence_and_value(module, c, f.type, value, old_value, "old is not None", "p", 1)
+    if not checks:
+        return []
     # The field's path is built once when a loop or a nested check needs it, else only with an error.
     uses = [line for line in checks if re.search(r"(?<=[(\s])p(?=[,)])", line)]
     if any("errors.append(" not in line for line in uses) or any(line.lstrip().startswith("for ") for line in checks):

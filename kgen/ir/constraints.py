@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from kgen.ir.model import CelRule, Constraints, Gated, Union, UnionMember
+from kgen.ir.model import CelRule, Constraints, Gated, Modal, Union, UnionMember
 from kgen.markers.registry import Marker
 
 _PRESENCE = {
@@ -78,6 +78,9 @@ def constraints(
     keys: list[Marker] = []
     subfields: dict[str, list[Marker]] = {}
     gated: list[Gated] = []
+    modal: list[Modal] = []
+    dependent_required: list[str] = []
+    dependent_forbidden: list[str] = []
     rules: list[CelRule] = []
     neq: list[Any] = []
     map_keys: list[str] = []
@@ -121,6 +124,16 @@ def constraints(
             update.extend(v for v in marker.value if v not in update)
         elif name == "k8s:neq":
             neq.append(marker.value)
+        elif name in ("k8s:discriminator", "k8s:modeDiscriminator"):
+            values["discriminator"] = True
+        elif name in ("k8s:member", "k8s:ifMode"):
+            modal.append(Modal(value=str(marker.args.get("", "")), constraints=constraints([marker.value])))
+        elif name == "k8s:dependentRequired":
+            dependent_required.append(str(marker.args.get("", "")))
+        elif name == "k8s:dependentForbidden":
+            dependent_forbidden.append(str(marker.args.get("", "")))
+        elif name == "k8s:customUnique":
+            values["custom_unique"] = True
         elif name in ("k8s:ifEnabled", "k8s:ifDisabled"):
             gated.append(
                 Gated(
@@ -135,7 +148,7 @@ def constraints(
             position = marker.position
     if "presence" not in values and package_presence:
         values["presence"] = package_presence
-    if values.get("list_type") in ("set", "map") and "unique" not in values:
+    if values.get("list_type") in ("set", "map") and "unique" not in values and not values.get("custom_unique"):
         values["unique"] = values["list_type"]
     if items:
         values["items"] = constraints(items)
@@ -146,6 +159,9 @@ def constraints(
     return Constraints(
         **values,
         gated=tuple(gated),
+        modal=tuple(modal),
+        dependent_required=tuple(dependent_required),
+        dependent_forbidden=tuple(dependent_forbidden),
         rules=tuple(rules),
         neq=tuple(neq),
         list_map_keys=tuple(map_keys),

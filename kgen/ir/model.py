@@ -119,6 +119,18 @@ class Constraints(_Frozen):
     rules: tuple[CelRule, ...] = ()
     gated: tuple[Gated, ...] = ()
     """Constraints that apply only while a feature gate is on (or off)."""
+    discriminator: bool = False
+    """The field's value chooses which `modal` rules of the struct's other fields hold
+    (`+k8s:discriminator`, `+k8s:modeDiscriminator`)."""
+    modal: tuple[Modal, ...] = ()
+    """Constraints that apply while the struct's discriminator field has a value
+    (`+k8s:member("Limited")=+k8s:required`, `+k8s:ifMode(...)`)."""
+    dependent_required: tuple[str, ...] = ()
+    """JSON names of fields that must be set when this one is (`+k8s:dependentRequired`)."""
+    dependent_forbidden: tuple[str, ...] = ()
+    """JSON names of fields that must not be set when this one is (`+k8s:dependentForbidden`)."""
+    custom_unique: bool = False
+    """The list's items are unique by hand-written code: no generated check (`+k8s:customUnique`)."""
     position: str = ""
     """Where the first validation marker of this value was written."""
 
@@ -126,6 +138,13 @@ class Constraints(_Frozen):
         """No constraint at all (where it was written does not count)."""
         values = self.__dict__
         return all(values[name] == default for name, default in _CONSTRAINT_DEFAULTS)
+
+
+class Modal(_Frozen):
+    """`+k8s:member("Value")=+...`: constraints that hold while the discriminator is `value`."""
+
+    value: str
+    constraints: Constraints
 
 
 class Gated(_Frozen):
@@ -138,6 +157,7 @@ class Gated(_Frozen):
 
 
 Constraints.model_rebuild()
+Modal.model_rebuild()
 _CONSTRAINT_DEFAULTS = tuple(
     (name, info.get_default(call_default_factory=True))
     for name, info in Constraints.model_fields.items()
