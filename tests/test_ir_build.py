@@ -230,12 +230,22 @@ BAD_INPUTS = [
         "type A struct {\n\t// +k8s:maximum=ten\n\tB int32 `json:\"b\"`\n}\n",
         ["v1/types.go:4:5: error: invalid value for +k8s:maximum: must be an integer, got 'ten'"],
     ),
-    (
-        "conflicting marker values",
-        "type A struct {\n\t// +default=1\n\t// +default=2\n\tB int32 `json:\"b\"`\n}\n",
-        ["v1/types.go:5:5: error: +default is given twice with different values (first at v1/types.go:4:5); keep one"],
-    ),
 ]
+
+
+def test_a_marker_given_twice_counts_once_the_first_as_upstream_reads_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_tree(tmp_path, {"v1/types.go": (
+        "package v1\n\ntype A struct {\n\t// +default=1\n\t// +default=2\n\t// +patchMergeKey=name\n"
+        "\t// +patchMergeKey=name\n\tB int32 `json:\"b\"`\n}\n"
+    )})  # fmt: skip
+    universe, diagnostics = build(tmp_path / "v1", module="example.com/apis/v1")
+    assert messages(diagnostics) == [
+        "v1/types.go:5:5: warning: +default is given twice with different values (first at v1/types.go:4:5); "
+        "the first counts, as controller-gen and gengo read it: keep one"
+    ]
+    field = universe.package("example.com/apis/v1").type("A").fields[0]
+    assert field.default == 1 and [m.name for m in field.markers].count("patchMergeKey") == 1
 
 
 @pytest.mark.parametrize("case, body, expected", BAD_INPUTS, ids=[c[0] for c in BAD_INPUTS])

@@ -393,22 +393,30 @@ class _Builder:
                 marker = REGISTRY.parse(raw, scope, self.diagnostics)
                 if marker is not None:
                     out.append(marker)
-        self._check_repeats(out)
-        return tuple(out)
+        return tuple(self._first_of_repeats(out))
 
-    def _check_repeats(self, markers: list[Marker]) -> None:
+    def _first_of_repeats(self, markers: list[Marker]) -> list[Marker]:
+        """A marker that takes one value, given again, counts once: the first, as
+        controller-gen (MarkerValues.Get) and gengo's callers read it; a different value is
+        a warning."""
         seen: dict[str, Marker] = {}
+        kept: list[Marker] = []
         for marker in markers:
             definition = REGISTRY.lookup(marker.name)
             if definition is None or definition.repeatable:
+                kept.append(marker)
                 continue
-            if marker.name in seen and seen[marker.name].value != marker.value:
-                path, line, col = marker.position.rsplit(":", 2)
-                self.diagnostics.error(
-                    Position(path, int(line), int(col)),
-                    f"+{marker.name} is given twice with different values (first at {seen[marker.name].position}); keep one",
+            first = seen.get(marker.name)
+            if first is None:
+                seen[marker.name] = marker
+                kept.append(marker)
+            elif first.value != marker.value or first.args != marker.args:
+                self.diagnostics.warning(
+                    Position.parse(marker.position),
+                    f"+{marker.name} is given twice with different values (first at {first.position}); the first "
+                    "counts, as controller-gen and gengo read it: keep one",
                 )
-            seen.setdefault(marker.name, marker)
+        return kept
 
     def _is_opaque_decl(self, decl: TypeDecl) -> bool:
         blocks = (decl.prior, decl.doc)
