@@ -51,6 +51,7 @@ def run_key(options: Options, bootstrap: bool) -> str:
         "only": list(options.only),
         "tags": sorted(options.tags),
         "hooks_package": options.hooks_package,
+        "crd": [options.crd_max_description_length, options.crd_embedded_object_meta],
         "bootstrap": bootstrap,
         "shown_as": display_path(options.input),  # diagnostics name paths relative to the working directory
         "import_map": {k: display_path(v) for k, v in sorted(options.import_map.items())},

@@ -6,6 +6,7 @@ Exit codes: 0 ok, 1 generated files drifted (verify), 2 bad input or settings,
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import gc
 import json
@@ -116,12 +117,32 @@ def main() -> None:
 @click.option("--output", metavar="DIR", help="Where generated files go (default: generated).")
 @click.option("--only", metavar="GEN[,GEN]", help=f"Only these generators: {', '.join(GENERATORS)}.")
 @click.option("--verify-only", is_flag=True, help="Write nothing; exit 1 with a diff when generated files drifted.")
+@click.option(
+    "--crd-max-description-length", type=click.IntRange(min=0), metavar="N",
+    help="Cut CRD descriptions to N characters at a sentence or word; 0 drops them (controller-gen's crd:maxDescLen).",
+)  # fmt: skip
+@click.option(
+    "--crd-embedded-object-meta/--no-crd-embedded-object-meta", default=None,
+    help="Give an ObjectMeta inside a kind (a pod template's) its schema (controller-gen's crd:generateEmbeddedObjectMeta).",
+)  # fmt: skip
 @_guarded
-def generate(config_path, input_dir, module, import_map, tags, verbose, output, only, verify_only) -> None:
+def generate(
+    config_path, input_dir, module, import_map, tags, verbose, output, only, verify_only,
+    crd_max_description_length, crd_embedded_object_meta,
+) -> None:  # fmt: skip
     """Generate code from the API types into the output directory."""
     from kgen import pipeline
 
     options = _options(config_path, input_dir, module, import_map, tags, output, only)
+    options = dataclasses.replace(
+        options,
+        crd_max_description_length=(
+            crd_max_description_length if crd_max_description_length is not None else options.crd_max_description_length
+        ),
+        crd_embedded_object_meta=(
+            crd_embedded_object_meta if crd_embedded_object_meta is not None else options.crd_embedded_object_meta
+        ),
+    )  # fmt: skip
     result = pipeline.generate(options)
     pipeline.print_warnings(result.diagnostics, verbose)
     _emit(result.files, options.output, options.selected, verify_only)

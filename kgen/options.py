@@ -30,6 +30,10 @@ class Options:
     tags: frozenset[str] = buildtags.DEFAULT_TAGS
     hooks_package: str | None = None
     """Python package name of the input directory, for importing hook modules (default: its name)."""
+    crd_max_description_length: int | None = None
+    """controller-gen's crd:maxDescLen (`[tool.kgen.crd] max-description-length`)."""
+    crd_embedded_object_meta: bool = False
+    """controller-gen's crd:generateEmbeddedObjectMeta (`[tool.kgen.crd] embedded-object-meta`)."""
 
     @property
     def selected(self) -> tuple[str, ...]:
@@ -47,11 +51,26 @@ def load_config(path: Path) -> tuple[dict[str, Any], Path]:
     table = data.get("tool", {}).get("kgen", {})
     if not isinstance(table, dict):
         raise OptionsError(f"{path}: [tool.kgen] must be a table")
-    known = {"input", "output", "module", "import-map", "import_map", "generators", "tags", "hooks-package"}
+    known = {"input", "output", "module", "import-map", "import_map", "generators", "tags", "hooks-package", "crd"}
     unknown = sorted(set(table) - known)
     if unknown:
         raise OptionsError(f"{path}: unknown [tool.kgen] settings: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    crd = table.get("crd", {})
+    if not isinstance(crd, dict):
+        raise OptionsError(f"{path}: [tool.kgen.crd] must be a table")
+    unknown = sorted(set(crd) - _CRD_SETTINGS)
+    if unknown:
+        raise OptionsError(f"{path}: unknown [tool.kgen.crd] settings: {', '.join(unknown)} (known: {', '.join(sorted(_CRD_SETTINGS))})")
+    length = crd.get("max-description-length")
+    if length is not None and (not isinstance(length, int) or isinstance(length, bool) or length < 0):
+        raise OptionsError(f"{path}: [tool.kgen.crd] max-description-length must be a whole number >= 0, got {length!r}")
+    if not isinstance(crd.get("embedded-object-meta", False), bool):
+        raise OptionsError(f"{path}: [tool.kgen.crd] embedded-object-meta must be true or false")
     return table, path.parent
+
+
+_CRD_SETTINGS = {"max-description-length", "embedded-object-meta"}
+"""controller-gen's crd options, as `[tool.kgen.crd]` names them."""
 
 
 def parse_import_map(entries: list[str] | dict[str, str], base: Path) -> dict[str, Path]:
@@ -76,6 +95,8 @@ def resolve_options(
     import_map: tuple[str, ...] = (),
     only: str | None = None,
     tags: str | None = None,
+    crd_max_description_length: int | None = None,
+    crd_embedded_object_meta: bool | None = None,
     registered: tuple[str, ...],
     planned: tuple[str, ...] = (),
 ) -> Options:
@@ -111,7 +132,15 @@ def resolve_options(
         only=selected,
         tags=build_tags,
         hooks_package=config.get("hooks-package"),
-    )
+        crd_max_description_length=(
+            crd_max_description_length if crd_max_description_length is not None
+            else config.get("crd", {}).get("max-description-length")
+        ),
+        crd_embedded_object_meta=(
+            crd_embedded_object_meta if crd_embedded_object_meta is not None
+            else bool(config.get("crd", {}).get("embedded-object-meta", False))
+        ),
+    )  # fmt: skip
 
 
 def _check_generators(names: tuple[str, ...], registered: tuple[str, ...], planned: tuple[str, ...], where: str) -> None:

@@ -56,7 +56,11 @@ def generate(options: Options, *, bootstrap: bool = False, use_cache: bool = Tru
         if name in CHECKS:
             CHECKS[name](universe, diagnostics)
     diagnostics.raise_if_errors()
-    generator_options = GeneratorOptions(generators=options.generators)
+    generator_options = GeneratorOptions(
+        generators=options.generators,
+        crd_max_description_length=options.crd_max_description_length,
+        crd_embedded_object_meta=options.crd_embedded_object_meta,
+    )
     files: list[GeneratedFile] = []
     for name in options.generators:
         if name in options.selected:

@@ -163,3 +163,43 @@ def test_apiextensions_json_is_any_value(generated, tmp_path, monkeypatch):
     copied = spec_object.deep_copy()
     copied.values[2].raw["b"].append(False)
     assert spec_object.values[2].raw == {"b": [True, None]}
+
+
+def test_controller_gen_crd_options_from_pyproject_and_flags(tmp_path, cli):
+    """`[tool.kgen.crd]` and the flags that override it: maxDescLen and generateEmbeddedObjectMeta."""
+    write_tree(tmp_path / "third_party", CORE)
+    app = dict(APP)
+    app["apps/v1/types.go"] = app["apps/v1/types.go"].replace(
+        "            // +optional\n            Values []apiextensionsv1.JSON",
+        "            // template is what each copy of the app runs. It is a pod template, which is the usual\n"
+        "            // shape. Longer text follows here.\n"
+        "            // +optional\n            Template *Template `json:\"template,omitempty\"`\n"
+        "            // +optional\n            Values []apiextensionsv1.JSON",
+    ) + (
+        "\n        type Template struct {\n            metav1.ObjectMeta `json:\"metadata,omitempty\"`\n        }\n"
+    )
+    write_tree(tmp_path / "apis", app)
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.kgen]\ninput = "apis"\noutput = "out"\nmodule = "example.com/apis"\ngenerators = ["crd"]\n'
+        '[tool.kgen.import-map]\n"k8s.io/api" = "third_party/k8s.io/api"\n'
+        '"k8s.io/apiextensions-apiserver" = "third_party/k8s.io/apiextensions-apiserver"\n'
+        "[tool.kgen.crd]\nmax-description-length = 60\nembedded-object-meta = true\n"
+    )
+    result = cli(["generate"], tmp_path)
+    assert result.exit_code == 0, result.output
+    spec = _spec({"crds/apps.example.com_apps.yaml": (tmp_path / "out/crds/apps.example.com_apps.yaml").read_text()})
+    assert spec["template"]["description"] == "template is what each copy of the app runs."
+    assert set(spec["template"]["properties"]["metadata"]["properties"]) == {"annotations", "finalizers", "labels", "name", "namespace"}
+    result = cli(["generate", "--crd-max-description-length", "0", "--no-crd-embedded-object-meta"], tmp_path)
+    assert result.exit_code == 0, result.output
+    spec = _spec({"crds/apps.example.com_apps.yaml": (tmp_path / "out/crds/apps.example.com_apps.yaml").read_text()})
+    assert "description" not in spec["template"]
+    assert spec["template"]["properties"]["metadata"] == {"type": "object"}
+
+
+def test_unknown_crd_settings_are_named(tmp_path, cli):
+    write_tree(tmp_path, APP)
+    (tmp_path / "pyproject.toml").write_text('[tool.kgen]\ninput = "."\n[tool.kgen.crd]\nmaxDescLen = 1\n')
+    result = cli(["generate", "--verify-only"], tmp_path)
+    assert result.exit_code == 2
+    assert "unknown [tool.kgen.crd] settings: maxDescLen (known: embedded-object-meta, max-description-length)" in result.output
