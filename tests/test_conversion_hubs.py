@@ -154,3 +154,34 @@ def test_a_type_converted_by_hand_needs_a_hook_only_where_it_is_used(generate_pr
     assert not hasattr(conversion, "auto_convert_v1beta1_Widget_to_v1beta2_Widget")
     items = module("widgets.v1beta1.models").WidgetList.from_json(b'{"items":[{"spec":{"size":2}}]}')
     assert conversion.to_v1beta2_WidgetList(items).items[0].spec.size == 20
+
+
+def test_metadata_embedded_inline_in_the_internal_type_converts_field_by_field(generate_project):
+    """Internal types as Kubernetes writes them: `metav1.ObjectMeta` embedded without a tag
+    (its fields promoted), where the version holds it as `metadata`: the same Go member."""
+    internal = """
+package widgets
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+type Widget struct {
+	metav1.TypeMeta
+	metav1.ObjectMeta
+	Spec WidgetSpec
+}
+
+type WidgetSpec struct {
+	Size int32
+}
+"""
+    files = {
+        "widgets/doc.go": "// +groupName=widgets.example.com\npackage widgets\n",
+        "widgets/types.go": internal,
+        **_version("v1"),
+    }
+    module, result = generate_project(files)
+    conversion = module("widgets.v1.conversion")
+    widget = module("widgets.v1.models").Widget.from_json(b'{"metadata":{"name":"w","labels":{"a":"b"}},"spec":{"size":2}}')
+    hub = conversion.to_internal_Widget(widget)
+    assert (hub.name, hub.labels, hub.spec.size) == ("w", {"a": "b"}, 2)
+    assert conversion.from_internal_Widget(hub).to_json() == widget.to_json()

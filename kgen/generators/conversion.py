@@ -270,8 +270,9 @@ class _Planner:
         if direction.by_hand:
             return direction
         by_path = {f.go_path: f for f in target.fields}
+        handled = self._embedded_other_ways(source, target, direction)
         for src_field in source.fields:
-            if src_field.go_path[:1] == ("TypeMeta",):
+            if src_field.go_path[:1] == ("TypeMeta",) or src_field.go_path in handled:
                 continue
             if _skipped(src_field):
                 continue
@@ -287,6 +288,56 @@ class _Planner:
                 continue
             direction.assignments.append((dst_field.python_name, expression))
         return direction
+
+    def _embedded_other_ways(self, source: TypeDef, target: TypeDef, direction: Direction) -> set[tuple[str, ...]]:
+        """A struct one side embeds inline (its fields promoted: an internal type's untagged
+        `metav1.ObjectMeta`) and the other holds as one field (`metadata`): the member is
+        the same Go member, converted field by field. Returns the source paths handled."""
+        handled: set[tuple[str, ...]] = set()
+        source_paths = {f.go_path for f in source.fields}
+        target_paths = {f.go_path for f in target.fields}
+        # One field here, promoted fields there.
+        for src_field in source.fields:
+            head = src_field.go_path
+            flat = [t for t in target.fields if len(t.go_path) > len(head) and t.go_path[: len(head)] == head]
+            struct = self._struct_of(src_field.type)
+            if not flat or head in target_paths or struct is None or _skipped(src_field):
+                continue
+            by_path = {f.go_path: f for f in struct.fields}
+            for t in flat:
+                inner = by_path.get(t.go_path[len(head) :])
+                value = f"src.{src_field.python_name}.{inner.python_name}" if inner is not None else None
+                expression = self.expression(inner.type, t.type, value, 0) if inner is not None else None
+                if expression is None:
+                    direction.mismatched.append(f"{'.'.join(t.go_path)} ({src_field.type} -> {t.type})")
+                    continue
+                direction.assignments.append((t.python_name, expression))
+            handled.add(head)
+        # Promoted fields here, one field there.
+        for dst_field in target.fields:
+            head = dst_field.go_path
+            flat = [f for f in source.fields if len(f.go_path) > len(head) and f.go_path[: len(head)] == head]
+            struct = self._struct_of(dst_field.type)
+            if not flat or head in source_paths or struct is None or _skipped(dst_field):
+                continue
+            by_path = {f.go_path: f for f in struct.fields}
+            arguments = []
+            for f in flat:
+                inner = by_path.get(f.go_path[len(head) :])
+                expression = self.expression(f.type, inner.type, f"src.{f.python_name}", 0) if inner is not None else None
+                if expression is None:
+                    direction.mismatched.append(f"{'.'.join(f.go_path)} ({f.type} -> {dst_field.type})")
+                    continue
+                arguments.append(f"{inner.python_name}={expression}")
+                handled.add(f.go_path)
+            direction.assignments.append((dst_field.python_name, f"{self.context.class_ref(struct)}({', '.join(arguments)})"))
+        return handled
+
+    def _struct_of(self, ref: TypeRef) -> TypeDef | None:
+        if ref.kind != "named":
+            return None
+        typedef = self.universe.resolve(ref)
+        return typedef if typedef.kind == "struct" else None
 
     def expression(self, source: TypeRef, target: TypeRef, var: str, depth: int) -> str | None:
         """Python that converts `var` of type `source` into a value of type `target`, or None."""

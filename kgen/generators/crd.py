@@ -327,6 +327,8 @@ def structural_problems(schema: dict[str, Any], path: str = "") -> list[tuple[st
         problems.append((here, "x-kubernetes-list-map-keys: may only be set with x-kubernetes-list-type: map"))
     if schema.get("x-kubernetes-list-type") == "map":
         items = schema.get("items", {})
+        if not schema.get("x-kubernetes-list-map-keys"):
+            problems.append((here, "x-kubernetes-list-map-keys: Required value: must not be empty if x-kubernetes-list-type is map"))
         for key in schema.get("x-kubernetes-list-map-keys", []):
             if key not in items.get("properties", {}):
                 problems.append((here, f"x-kubernetes-list-map-keys: {key!r} is not a property of the items"))

@@ -260,7 +260,11 @@ def _check_constraints(
     if shape == "list":
         elem = base.elem
         if c.list_type == "map" and not c.list_map_keys:
-            diagnostics.error(position, f"{what} is a map list (+listType=map) without +listMapKey; name its key fields")
+            diagnostics.warning(
+                position,
+                f"{what} is a map list (+listType=map) without +listMapKey: its items cannot be told apart by key "
+                "(nothing checks them unique, apply merges them as a whole); name its key fields",
+            )
         if c.list_map_keys:
             elem_shape, elem_ref = _shape(universe, elem)
             if c.list_type not in ("map", None) and c.unique != "map":

@@ -221,7 +221,7 @@ class _FileReader:
         for spec in specs:
             name_node = spec.child_by_field_name("name")
             if spec.child_by_field_name("type_parameters") is not None:
-                self.diagnostics.warning(
+                self.diagnostics.note(
                     self.pos(name_node),
                     f"generic type {self.text(name_node)} is skipped: API types cannot have type parameters",
                 )
