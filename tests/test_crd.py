@@ -269,3 +269,29 @@ def test_a_recursive_type_is_written_once_and_warned_about(generate_project):
 def test_plurals():
     assert [pluralize(w) for w in ("widget", "policy", "class", "box", "gateway", "match")] == [
         "widgets", "policies", "classes", "boxes", "gateways", "matches"]  # fmt: skip
+
+
+def test_selectable_fields_are_listed_per_version(generate_project):
+    files = _widget_files(beta_markers="// +kubebuilder:selectablefield:JSONPath=`.spec.replicas`")
+    crd = _crd(generate_project, files)
+    v1, beta = crd["spec"]["versions"]
+    assert beta["selectableFields"] == [{"jsonPath": ".spec.replicas"}]
+    assert "selectableFields" not in v1
+    with pytest.raises(InputError) as caught:
+        generate_project(_widget_files(beta_markers="// +kubebuilder:selectablefield:JSONPath=`.metadata.name`"))
+    assert any("must name a field outside metadata" in str(d) for d in caught.value.diagnostics)
+
+
+def test_only_the_selected_generators_checks_run(tmp_path, cli):
+    """`--only models` writes models of an API whose CRD would not be structural; `--only crd` refuses."""
+    from conftest import write_tree
+
+    files = _widget_files(beta_markers=None)
+    files["widgets/v1/types.go"] = files["widgets/v1/types.go"].replace(
+        "type WidgetSpec struct {\n", "type WidgetSpec struct {\n    // +listType=map\n    Keys []Key `json:\"keys,omitempty\"`\n"
+    ) + "\ntype Key struct {\n    Name string `json:\"name\"`\n}\n"
+    write_tree(tmp_path / "apis", files)
+    args = ["generate", "--input", "apis", "--output", "out", "--module", "example.com/apis", "--config", "none.toml"]
+    assert cli([*args, "--only", "models"], tmp_path).exit_code == 0
+    refused = cli([*args, "--only", "crd"], tmp_path)
+    assert refused.exit_code == 2 and "x-kubernetes-list-map-keys: Required value" in refused.output

@@ -178,6 +178,9 @@ def _version(version: Version) -> dict[str, Any]:
         columns.append(column)
     if columns:
         entry["additionalPrinterColumns"] = columns
+    selectable = [{"jsonPath": m.args.get("JSONPath")} for m in kind.markers if m.name == "kubebuilder:selectablefield"]
+    if selectable:
+        entry["selectableFields"] = selectable
     subresources: dict[str, Any] = {}
     if kind.has_marker("kubebuilder:subresource:status"):
         subresources["status"] = {}
@@ -381,6 +384,13 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
                                           f"{', '.join(PRINTER_TYPES)}")  # fmt: skip
                 if marker.args.get("JSONPath") and not str(marker.args["JSONPath"]).startswith("."):
                     diagnostics.error(at, f"+kubebuilder:printcolumn JSONPath {marker.args['JSONPath']!r} must start with '.'")
+            for marker in version.kind.markers:
+                if marker.name == "kubebuilder:selectablefield":
+                    at = Position.parse(marker.position) if marker.position else where
+                    path = str(marker.args.get("JSONPath") or "")
+                    if not path.startswith(".") or path.startswith(".metadata"):
+                        diagnostics.error(at, f"+kubebuilder:selectablefield JSONPath {path!r} must name a field "
+                                              "outside metadata, starting with '.' (as .spec.replicas)")  # fmt: skip
         served = [v for v in resource.versions if not v.kind.has_marker("kubebuilder:unservedversion")]
         if not served:
             where = Position.parse(resource.versions[0].kind.position)
