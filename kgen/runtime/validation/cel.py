@@ -16,9 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import cel
-
-from kgen.runtime.validation import field
+from kgen.runtime.validation import cellib, field
 from kgen.runtime.validation.field import ErrorType, FieldError, PathNode
 
 _REASONS = {
@@ -31,10 +29,18 @@ _REASONS = {
 _OLD_SELF = re.compile(r"\boldSelf\b")
 
 
+def _cel():
+    """The `cel` engine, imported on first use: importing it costs a tenth of a second (it
+    imports its command line), which a program that validates nothing should not pay."""
+    import cel
+
+    return cel
+
+
 def compile_error(expression: str) -> str | None:
     """Why a CEL expression does not compile, or None (used at generation time)."""
     try:
-        cel.compile(expression)
+        _cel().compile(expression)
     except (ValueError, RuntimeError) as err:
         return str(err).strip()
     return None
@@ -54,12 +60,13 @@ class Rule:
     """The JSON Schema type of the value (`object`, `string`, ...): the bad value of its errors."""
 
     def __post_init__(self) -> None:
-        self.program = cel.compile(self.rule)
-        self.message_program = cel.compile(self.message_expression) if self.message_expression else None
+        self._programs: tuple | None = None
         self.transition = bool(_OLD_SELF.search(self.rule))
         self.error_type = _REASONS.get(self.reason, ErrorType.INVALID)
         used = set(re.findall(r"\b([A-Za-z_]\w*)\s*\(", self.rule + " " + self.message_expression))
-        self.needs_functions = bool(used & KUBERNETES_FUNCTIONS.keys())
+        self.needs_functions = bool(used & KUBERNETES_FUNCTIONS.keys()) or bool(
+            re.search(r"\b(?:" + "|".join(cellib.NAMESPACES) + r")\s*\.", self.rule + " " + self.message_expression)
+        )
         """Rules that call the Kubernetes functions need a Context (slower); the rest take a dict."""
         self.reads = _fields_read(self.rule + " " + self.message_expression, "self")
         self.old_reads = _fields_read(self.rule + " " + self.message_expression, "oldSelf")
@@ -68,6 +75,22 @@ class Rule:
         Handing CEL a value costs about a microsecond per JSON member, so an object is
         cut down to the fields the rule reads before it is evaluated.
         """
+
+    @property
+    def program(self) -> Any:
+        return self._compiled()[0]
+
+    @property
+    def message_program(self) -> Any:
+        return self._compiled()[1]
+
+    def _compiled(self) -> tuple:
+        """The rule and message programs, compiled when the rule is first checked."""
+        if self._programs is None:
+            engine = _cel()
+            message = engine.compile(self.message_expression) if self.message_expression else None
+            self._programs = (engine.compile(self.rule), message)
+        return self._programs
 
     def check(self, value: Any, old: Any, path: PathNode, errors: list[FieldError]) -> None:
         """Evaluate the rule on JSON values `value` (and `old`); append an error when it fails."""
@@ -148,75 +171,22 @@ def _clean(err: BaseException) -> str:
     return text.split(". Check that")[0]
 
 
-# -- the Kubernetes CEL libraries cel lacks ----------------------------------------------------
+# -- the Kubernetes CEL libraries ----------------------------------------------------------------
 
-
-def _index_of(receiver: Any, item: Any) -> int:
-    try:
-        return receiver.index(item)
-    except ValueError:
-        return -1
-
-
-def _last_index_of(receiver: Any, item: Any) -> int:
-    if isinstance(receiver, str):
-        return receiver.rfind(item)
-    for i in range(len(receiver) - 1, -1, -1):
-        if receiver[i] == item:
-            return i
-    return -1
-
-
-def _substring(text: str, start: int, end: int | None = None) -> str:
-    return text[start:] if end is None else text[start:end]
-
-
-def _is_url(text: str) -> bool:
-    from kgen.runtime.validation.formats import is_uri
-
-    return not is_uri(text)
-
-
-def _is_quantity(text: str) -> bool:
-    from kgen.runtime.quantity import Quantity, QuantityError
-
-    try:
-        Quantity(text)
-    except (QuantityError, ValueError, TypeError):
-        return False
-    return True
-
-
-KUBERNETES_FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "lowerAscii": lambda s: "".join(c.lower() if c.isascii() else c for c in s),
-    "upperAscii": lambda s: "".join(c.upper() if c.isascii() else c for c in s),
-    "trim": lambda s: s.strip(),
-    "replace": lambda s, old, new, n=-1: s.replace(old, new, n),
-    "split": lambda s, sep, n=-1: s.split(sep, n - 1 if n > 0 else -1) if n != 0 else [],
-    "join": lambda items, sep="": sep.join(items),
-    "charAt": lambda s, i: s[i] if i < len(s) else "",
-    "indexOf": _index_of,
-    "lastIndexOf": _last_index_of,
-    "substring": _substring,
-    "isSorted": lambda items: list(items) == sorted(items),
-    "sum": lambda items: sum(items),
-    "min": lambda items: min(items),
-    "max": lambda items: max(items),
-    "find": lambda s, pattern: (m.group(0) if (m := re.search(pattern, s)) else ""),
-    "findAll": lambda s, pattern, n=-1: [m.group(0) for m in re.finditer(pattern, s)][: None if n < 0 else n],
-    "isURL": _is_url,
-    "isQuantity": _is_quantity,
-}
+KUBERNETES_FUNCTIONS: dict[str, Callable[..., Any]] = cellib.FUNCTIONS
+"""The functions the API server's CEL environment adds, which rules may call."""
 
 _LOCAL = threading.local()
 
 
-def _context() -> cel.Context:
-    """One evaluation context per thread, with the Kubernetes functions registered."""
+def _context() -> Any:
+    """One evaluation context per thread, with the Kubernetes functions and namespaces."""
     context = getattr(_LOCAL, "context", None)
     if context is None:
-        context = cel.Context()
+        context = _cel().Context()
         for name, function in KUBERNETES_FUNCTIONS.items():
             context.add_function(name, function)
+        for name, value in cellib.NAMESPACES.items():
+            context.add_variable(name, value)
         _LOCAL.context = context
     return context
