@@ -190,7 +190,9 @@ def _version(version: Version) -> dict[str, Any]:
                                  "statusReplicasPath": scale.args.get("statuspath")}  # fmt: skip
         if scale.args.get("selectorpath"):
             subresources["scale"]["labelSelectorPath"] = scale.args["selectorpath"]
-    if subresources:
+    if subresources or columns:
+        # controller-gen's printcolumn marker gives the version a subresources object even
+        # when it has none (`subresources: {}`); kept, so its CRDs and kgen's read alike.
         entry["subresources"] = subresources
     return entry
 

@@ -1,0 +1,88 @@
+"""The conformance command's comparisons, on small documents of our own: what counts as
+equal, and how differences are grouped."""
+
+from __future__ import annotations
+
+from bench.conformance.compare import (
+    compare_conversions,
+    compare_crds,
+    compare_swagger,
+    conversion_keys_go,
+    flatten_schema,
+)
+
+
+def test_swagger_properties_compare_types_refs_items_and_extensions_but_not_descriptions():
+    upstream = {"definitions": {
+        "io.k8s.api.x.v1.A": {
+            "required": ["a"],
+            "properties": {
+                "a": {"type": "string", "description": "upstream words"},
+                "b": {"type": "array", "items": {"$ref": "#/definitions/io.k8s.api.x.v1.B"}, "x-kubernetes-list-type": "atomic"},
+                "c": {"type": "integer", "format": "int32"},
+            },
+            "x-kubernetes-group-version-kind": [{"group": "x", "kind": "A", "version": "v1"}],
+        },
+        "io.k8s.api.x.v1.Missing": {"properties": {"m": {"type": "string"}}},
+        "io.other.Ignored": {"properties": {"z": {"type": "string"}}},
+    }}  # fmt: skip
+    ours = {"definitions": {
+        "io.k8s.api.x.v1.A": {
+            "properties": {
+                "a": {"type": "string", "description": "kgen's words"},
+                "b": {"type": "array", "items": {"$ref": "#/definitions/io.k8s.api.x.v1.B"}},
+                "c": {"type": "integer", "format": "int64"},
+            },
+            "x-kubernetes-group-version-kind": [{"group": "x", "kind": "A", "version": "v1"}],
+        },
+    }}  # fmt: skip
+    score, missing = compare_swagger(upstream, ours, ("io.k8s.api.",))
+    assert (score.equal, score.total) == (1, 5)
+    assert missing == ["io.k8s.api.x.v1.Missing"]
+    assert dict(score.differences) == {"required": 1, "x-kubernetes-list-type": 1, "format": 1, "missing property": 1}
+
+
+def test_crd_schemas_flatten_to_paths_without_descriptions():
+    schema = {"type": "object", "description": "d", "properties": {
+        "spec": {"type": "object", "properties": {"ports": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}}}}}},
+        "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+    }}  # fmt: skip
+    assert flatten_schema(schema) == {
+        ".": {"type": "object"}, ".spec": {"type": "object"}, ".spec.ports": {"type": "array"},
+        ".spec.ports[]": {"type": "object"}, ".spec.ports[].name": {"type": "string"},
+        ".labels": {"type": "object"}, ".labels{}": {"type": "string"},
+    }  # fmt: skip
+
+
+def _crd(schema: dict, rules: list | None = None, storage: bool = True) -> dict:
+    if rules:
+        schema = dict(schema, **{"x-kubernetes-validations": rules})
+    return {
+        "kind": "CustomResourceDefinition", "metadata": {"name": "things.example.com"},
+        "spec": {"group": "example.com", "names": {"kind": "Thing", "plural": "things"}, "scope": "Namespaced",
+                 "versions": [{"name": "v1", "served": True, "storage": storage, "schema": {"openAPIV3Schema": schema}}]},
+    }  # fmt: skip
+
+
+def test_crds_compare_paths_rules_and_version_flags():
+    schema = {"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}}
+    upstream = {"things.example.com": _crd(schema, [{"rule": "self.n > 0", "message": "m"}])}
+    ours = {"things.example.com": _crd({"type": "object", "properties": {"n": {"type": "integer"}}}, [{"message": "m", "rule": "self.n > 0"}], storage=False)}
+    scores = compare_crds(upstream, ours)
+    assert (scores["paths"].equal, scores["paths"].total) == (1, 2)  # `.n` lacks its minimum
+    assert scores["paths"].differences["minimum"] == 1
+    assert (scores["rules"].equal, scores["rules"].total) == (1, 1)  # the same rule, whatever the key order
+    assert scores["parts"].differences == {"version storage": 1}
+
+
+def test_conversion_functions_are_matched_by_versions_and_types():
+    go = (
+        "func Convert_v1beta1_Cluster_To_v1beta2_Cluster(in *Cluster, out *v1beta2.Cluster, s conversion.Scope) error {\n"
+        "func Convert_v1_Carp_To_testapigroup_Carp(in *Carp, out *testapigroup.Carp, s conversion.Scope) error {\n"
+        "func Convert_v1beta1_Gone_To_v1beta2_Gone(in *Gone, out *v1beta2.Gone, s conversion.Scope) error {\n"
+    )
+    assert [k[1:] for k in conversion_keys_go(go)][1] == ("v1", "Carp", "internal", "Carp")
+    python = "def convert_v1beta1_Cluster_to_v1beta2_Cluster(src, dst, scope):\ndef convert_v1_Carp_to_internal_Carp(src, dst, scope):\n"
+    score = compare_conversions([go], [python])
+    assert (score.equal, score.total) == (2, 3)
+    assert score.examples["no kgen equivalent"] == ["Convert_v1beta1_Gone_To_v1beta2_Gone"]
