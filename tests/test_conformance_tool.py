@@ -86,3 +86,84 @@ def test_conversion_functions_are_matched_by_versions_and_types():
     score = compare_conversions([go], [python])
     assert (score.equal, score.total) == (2, 3)
     assert score.examples["no kgen equivalent"] == ["Convert_v1beta1_Gone_To_v1beta2_Gone"]
+
+
+def test_apimachinery_tables_are_read_and_scored(tmp_path):
+    """The reader of apimachinery's test tables, on tables of our own written in their style:
+    a value list, a keyed strfmt table and quantity rows; one deliberately wrong case fails."""
+    from bench.conformance.apimachinery import run
+
+    validation = tmp_path / "pkg/util/validation"
+    validation.mkdir(parents=True)
+    (validation / "validation_test.go").write_text('''package validation
+
+func TestIsDNS1123Label(t *testing.T) {
+	goodValues := []string{"a", "ab-c", strings.Repeat("a", 63)}
+	for _, val := range goodValues {
+		if msgs := IsDNS1123Label(val); len(msgs) != 0 {
+			t.Errorf("expected true for '%s': %v", val, msgs)
+		}
+	}
+	badValues := []string{"", "A", "a.b", "wrong-but-listed-as-bad-is-fine-", "fine"}
+	for _, val := range badValues {
+		if msgs := IsDNS1123Label(val); len(msgs) == 0 {
+			t.Errorf("expected false for '%s'", val)
+		}
+	}
+}
+''')
+    strfmt = tmp_path / "pkg/api/validate"
+    strfmt.mkdir(parents=True)
+    (strfmt / "strfmt_test.go").write_text('''package validate
+
+func TestShortName(t *testing.T) {
+	fldPath := field.NewPath("test")
+	testCases := []struct {
+		name     string
+		input    string
+		wantErrs field.ErrorList
+	}{{
+		name:  "valid",
+		input: "abc",
+	}, {
+		name:  "too long",
+		input: strings.Repeat("a", 64),
+		wantErrs: field.ErrorList{
+			field.Invalid(fldPath, nil, "must be no more than 63 bytes").WithOrigin("format=k8s-short-name"),
+		},
+	}}
+}
+''')
+    quantity = tmp_path / "pkg/api/resource"
+    quantity.mkdir(parents=True)
+    (quantity / "quantity_test.go").write_text('''package resource
+
+func TestQuantityParse(t *testing.T) {
+	table := []struct {
+		input  string
+		expect Quantity
+	}{
+		{"1Ki", decQuantity(1024, 0, BinarySI)},
+		{"1.5", decQuantity(15, -1, DecimalSI)},
+	}
+	invalid := []string{"1 ", "aoeu"}
+}
+
+func TestQuantityString(t *testing.T) {
+	table := []struct {
+		in        Quantity
+		expect    string
+		alternate string
+	}{
+		{decQuantity(1024*1024, 0, BinarySI), "1Mi", "1024Ki"},
+	}
+}
+''')
+    areas = run(tmp_path)
+    label = areas["IsDNS1123Label"]
+    assert (label.passed, len(label.failed)) == (7, 1)  # "fine" is listed as bad but is a label
+    assert "'fine'" in label.failed[0]
+    assert (areas["format=k8s-short-name"].passed, areas["format=k8s-short-name"].failed) == (2, [])
+    assert areas["Quantity parse: value and format"].passed == 6  # each row as is, with -, with +
+    assert areas["Quantity parse: rejected inputs"].passed == 3  # and the empty string
+    assert areas["Quantity canonical string"].passed == 2

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pickle
+import re
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from pydantic import TypeAdapter, ValidationError
 
-from kgen.runtime.intstr import IntOrString
+from kgen.runtime.intstr import IntOrString, get_scaled_value_from_int_or_percent
 from kgen.runtime.quantity import Quantity, QuantityError
 from kgen.runtime.timeutil import Duration, MicroTime, Time, format_go_duration, parse_go_duration
 
@@ -40,10 +43,42 @@ def test_quantity_canonical_form(text, canonical):
     assert str(Quantity(text)) == canonical
 
 
-@pytest.mark.parametrize("text", ["", "abc", "1.2.3", "1Xi", "Gi", "1 Gi", "--1"])
+@pytest.mark.parametrize("text", ["", "abc", "1.2.3", "1Xi", "1 Gi", "--1", " 1", "1 ", "1i", "0.1am", "-3.01e-"])
 def test_quantity_rejects_malformed(text):
     with pytest.raises(QuantityError):
         Quantity(text)
+
+
+@pytest.mark.parametrize(
+    "text, value, fmt",
+    [
+        # Go's parser reads a missing number as 0 and allows a trailing dot
+        ("Gi", 0, "BinarySI"),
+        ("-", 0, "DecimalSI"),
+        (".", 0, "DecimalSI"),
+        ("1.G", 10**9, "DecimalSI"),
+        ("007", 7, "DecimalSI"),
+        # BinarySI is capped at the int64 limits, and below 1 it is DecimalSI
+        ("9Ei", 2**63 - 1, "BinarySI"),
+        ("-100Ei", -(2**63 - 1), "BinarySI"),
+        ("0.0Ki", 0, "DecimalSI"),
+        ("0.5Ki", 512, "BinarySI"),
+        # no cap for decimal suffixes
+        ("100E", 10**20, "DecimalSI"),
+    ],
+)
+def test_quantity_parses_as_go_does(text, value, fmt):
+    quantity = Quantity(text)
+    assert (quantity.value, quantity.format) == (value, fmt)
+
+
+def test_quantity_round_up_and_scaled_values():
+    assert Quantity("9.01").round_up(-1) == (Quantity("9.1"), False)
+    assert Quantity("-9.01").round_up(0) == (Quantity("-10"), False)
+    assert Quantity("9.01").round_up(-2) == (Quantity("9.01"), True)
+    assert Quantity("1m").scaled_value(-9) == 1_000_000
+    assert Quantity("1500m").scaled_value(0) == 2
+    assert Quantity.new_scaled(5, -3) == Quantity("5m")
 
 
 def test_quantity_compares_by_value():
@@ -145,3 +180,61 @@ def test_copy_json_is_deep_and_handles_non_json_values():
     unusual = {"obj": Custom(), "list": [1]}
     copied = copy_json(unusual)
     assert copied["obj"] is not unusual["obj"] and copied["list"] == [1] and copied["list"] is not unusual["list"]
+
+
+def test_a_time_keeps_the_nanoseconds_it_was_read_with_and_writes_seconds():
+    adapter = TypeAdapter(Time)
+    precise = adapter.validate_python("2024-05-01T12:00:00.123456789Z")
+    micro = adapter.validate_python("2024-05-01T12:00:00.123456Z")
+    assert precise.nanosecond == 123_456_789
+    assert precise != micro  # Go's equality.Semantic compares the full instant
+    assert precise.to_json() == micro.to_json() == "2024-05-01T12:00:00Z"
+    # Go reads nine fractional digits and ignores any more
+    assert adapter.validate_python("2024-05-01T13:00:00.1234567891+01:00").nanosecond == 123_456_789
+    assert pickle.loads(pickle.dumps(precise)) == precise
+    assert Time.from_datetime(precise, precise.nanosecond) == precise
+
+
+def test_a_micro_time_is_read_only_with_six_fractional_digits():
+    adapter = TypeAdapter(MicroTime)
+    assert adapter.validate_python("2024-05-01T12:00:00.000007Z").to_json() == "2024-05-01T12:00:00.000007Z"
+    for text in ("2024-05-01T12:00:00Z", "2024-05-01T12:00:00.0000071Z", "2024-05-01T12:00:00.07Z"):
+        with pytest.raises(ValidationError, match="exactly six fractional digits"):
+            adapter.validate_python(text)
+
+
+@pytest.mark.parametrize(
+    "text, parsed",
+    [
+        ("0", 0),
+        ("+8080", 8080),
+        ("-2147483648", -(2**31)),
+        ("2147483648", "2147483648"),  # past int32: a string, as Go's ParseInt(s, 10, 32) fails
+        (" 1", " 1"),
+        ("1_000", "1_000"),
+        ("http", "http"),
+    ],
+)
+def test_int_or_string_parse(text, parsed):
+    assert IntOrString.parse(text) == IntOrString(parsed)
+
+
+@pytest.mark.parametrize(
+    "value, total, round_up, expected",
+    [
+        (None, 10, True, "nil value for IntOrString"),
+        ("90", 10, True, "invalid value for IntOrString: invalid type: string is not a percentage"),
+        ("#%", 10, True, 'invalid value for IntOrString: invalid value "#%": strconv.Atoi: parsing "#": invalid syntax'),
+        (" 5%", 10, True, "invalid syntax"),
+        ("90%", 95, True, 86),
+        ("90%", 95, False, 85),
+        (7, 95, False, 7),
+    ],
+)
+def test_scaled_value_from_int_or_percent(value, total, round_up, expected):
+    given = None if value is None else IntOrString(value)
+    if isinstance(expected, str):
+        with pytest.raises(ValueError, match=re.escape(expected)):
+            get_scaled_value_from_int_or_percent(given, total, round_up)
+    else:
+        assert get_scaled_value_from_int_or_percent(given, total, round_up) == expected

@@ -243,6 +243,17 @@ def main(argv: list[str] | None = None) -> int:
         entry["imports"] = {"ok": ok, "total": total, "failures": failures}
         lines.append(f"  generated modules that import                     {ok}/{total}")
         results["k8s.io/api"] = entry
+    if args.apimachinery:
+        from bench.conformance.apimachinery import run as run_tables
+
+        areas = run_tables(args.apimachinery)
+        passed = sum(a.passed for a in areas.values())
+        checked = sum(a.checked for a in areas.values())
+        lines.append(f"apimachinery ({args.apimachinery}): its unit tests' tables through kgen's runtime")
+        lines.append(f"  cases passed                                      {passed}/{checked} in {len(areas)} areas "
+                     f"({sum(a.skipped for a in areas.values())} not read)")  # fmt: skip
+        lines += [f"    {name}: {failure}" for name, area in sorted(areas.items()) for failure in area.failed[:3]]
+        results["apimachinery"] = {name: {"passed": a.passed, "failed": a.failed, "skipped": a.skipped} for name, a in areas.items()}
     totals = {key: Score(key) for key in ("paths", "rules", "parts", "conversions")}
     for spec in args.crd_repo:
         report = score_repository(kgen, spec, work, env)

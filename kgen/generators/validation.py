@@ -809,13 +809,8 @@ def _simple_checks(module: _Module, c: Constraints, shape: str, v: str, p: str) 
             name = module.constant("pattern:" + c.pattern, "PATTERN", f"_v.pattern({py_string(c.pattern)})")
             add(f"not {name}.search({v})", f"_v.invalid({p}, {v}, {py_string(f'must match the regular expression {_quote(c.pattern)}')}, 'pattern')")
         if c.format is not None and c.format in FORMATS:
-            name = module.constant("format:" + c.format, "FORMAT", f"_v.FORMATS[{py_string(c.format)}]")
-            lines.extend(
-                [
-                    f"for message in {name}({v}):",
-                    f"    errors.append(_v.invalid({p}, {v}, message, {py_string('format=' + c.format)}))",
-                ]
-            )
+            name = module.constant("format:" + c.format, "FORMAT", f"_v.VALIDATORS[{py_string(c.format)}]")
+            lines.append(f"errors.extend({name}({p}, {v}))")
     if shape == "bytes":  # JSON holds the base64 text: its length is what the API server checks
         size = f"(len({v}) + 2) // 3 * 4"
         if c.min_length is not None:

@@ -46,17 +46,29 @@ class IntOrString:
     def is_zero(self) -> bool:
         return self._value == 0
 
+    @classmethod
+    def parse(cls, text: str) -> IntOrString:
+        """An int when `text` is a base-10 int32 (Go's strconv.ParseInt(text, 10, 32)), else
+        the string itself: `parse("80")` is 80, `parse("2147483648")` and `parse("http")` strings."""
+        number = _parse_int(text, 32)
+        return cls(number) if number is not None else cls(text)
+
     def scaled_value(self, total: int, round_up: bool) -> int:
-        """An int as is, or a percentage ("25%") of `total` (GetScaledValueFromIntOrPercent)."""
+        """An int as is, or a percentage ("25%") of `total` (GetScaledValueFromIntOrPercent).
+
+        Raises ValueError, worded as Go's error, for a string that is not a whole percentage."""
         if isinstance(self._value, int):
             return self._value
         if not self._value.endswith("%"):
-            raise ValueError(f"invalid value for IntOrString: invalid type: string is not a percentage: {self._value!r}")
-        try:
-            percent = int(self._value[:-1])
-        except ValueError:
-            raise ValueError(f"invalid value {self._value!r}: percentages are whole numbers") from None
-        scaled = percent * total / 100
+            raise ValueError("invalid value for IntOrString: invalid type: string is not a percentage")
+        digits = self._value[:-1]
+        percent = _parse_int(digits, 64)
+        if percent is None:
+            raise ValueError(
+                f'invalid value for IntOrString: invalid value "{self._value}": strconv.Atoi: parsing '
+                f'"{digits}": {"value out of range" if _parse_int(digits, 0) is not None else "invalid syntax"}'
+            )
+        scaled = float(percent) * float(total) / 100  # Go computes in float64
         return math.ceil(scaled) if round_up else math.floor(scaled)
 
     def to_json(self) -> int | str:
@@ -89,6 +101,25 @@ class IntOrString:
         return core_schema.no_info_plain_validator_function(
             _validate, serialization=core_schema.plain_serializer_function_ser_schema(lambda v: v.to_json())
         )
+
+
+def get_scaled_value_from_int_or_percent(value: IntOrString | None, total: int, round_up: bool) -> int:
+    """Go's intstr.GetScaledValueFromIntOrPercent: a nil value is an error, as there."""
+    if value is None:
+        raise ValueError("nil value for IntOrString")
+    return value.scaled_value(total, round_up)
+
+
+def _parse_int(text: str, bits: int) -> int | None:
+    """Go's strconv.ParseInt(text, 10, bits): an optional sign and ASCII digits, nothing else
+    (no spaces, no underscores); None when that is not the text or it does not fit (bits=0: any size)."""
+    body = text[1:] if text[:1] in ("+", "-") else text
+    if not body or not body.isascii() or not body.isdigit():
+        return None
+    number = int(text)
+    if bits and not -(2 ** (bits - 1)) <= number < 2 ** (bits - 1):
+        return None
+    return number
 
 
 def _validate(value: Any) -> IntOrString:

@@ -37,30 +37,36 @@ class ProtobufError(ValueError):
 
 
 def time_to_proto(value: Time | None, msg: Any) -> None:
+    """A Time as Go writes it: seconds only (Go leaves `nanos` out, as its JSON has none)."""
     msg.SetInParent()
     if value is None:
         return  # the zero time: an empty message
     delta = value - _EPOCH
     msg.seconds = delta.days * 86400 + delta.seconds
-    msg.nanos = delta.microseconds * 1000
-
-
-def _time_from_proto(cls: type[Time], msg: Any) -> Time | None:
-    if not msg.ListFields():
-        return None
-    seconds, nanos = msg.seconds, msg.nanos
-    return cls.fromtimestamp(seconds, timezone.utc).replace(microsecond=nanos // 1000)
 
 
 def time_from_proto(msg: Any) -> Time | None:
-    return _time_from_proto(Time, msg)
+    """A Time as Go reads it: the seconds; `nanos` is ignored, as Go ignores it."""
+    if not msg.ListFields():
+        return None
+    return Time.fromtimestamp(msg.seconds, timezone.utc)
 
 
-micro_time_to_proto = time_to_proto
+def micro_time_to_proto(value: MicroTime | None, msg: Any) -> None:
+    """A MicroTime: seconds and nanos, truncated to the microsecond."""
+    msg.SetInParent()
+    if value is None:
+        return
+    delta = value - _EPOCH
+    msg.seconds = delta.days * 86400 + delta.seconds
+    msg.nanos = delta.microseconds * 1000
 
 
 def micro_time_from_proto(msg: Any) -> MicroTime | None:
-    return _time_from_proto(MicroTime, msg)  # type: ignore[return-value]
+    """A MicroTime: `nanos` truncated to the microsecond, as Go reads it."""
+    if not msg.ListFields():
+        return None
+    return MicroTime.fromtimestamp(msg.seconds, timezone.utc).replace(microsecond=msg.nanos // 1000)
 
 
 def duration_to_proto(value: Duration | None, msg: Any) -> None:

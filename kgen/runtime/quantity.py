@@ -15,7 +15,7 @@ equal when their values are, so `1Gi == 1024Mi`.
 from __future__ import annotations
 
 import re
-from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_UP, Context, Decimal
 from typing import Any
 
 from pydantic_core import core_schema
@@ -24,8 +24,7 @@ _BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _DECIMAL_SUFFIX = {v: k for k, v in _DECIMAL.items()}
 _BINARY_SUFFIX = {v: k for k, v in _BINARY.items()}
-_SYNTAX = re.compile(r"^([+-]?)(\d+\.?\d*|\.\d+)(.*)$")
-_EXPONENT = re.compile(r"^[eE]([+-]?\d+)$")
+_EXPONENT = re.compile(r"^[eE][+-]?[0-9]+$")
 _CONTEXT = Context(prec=200)
 _NANO = Decimal("1e-9")
 
@@ -87,6 +86,26 @@ class Quantity:
     def milli_value(self) -> int:
         """The value in thousandths, rounded up (Go's Quantity.MilliValue())."""
         return int((self._value * 1000).to_integral_value(rounding=ROUND_CEILING))
+
+    def scaled_value(self, scale: int) -> int:
+        """The value in units of 10**scale, rounded up (Go's ScaledValue: `Milli` is -3)."""
+        return int(self._value.scaleb(-scale, context=_CONTEXT).to_integral_value(rounding=ROUND_CEILING))
+
+    @classmethod
+    def new_scaled(cls, value: int, scale: int, fmt: str = DECIMAL_SI) -> Quantity:
+        """`value` x 10**scale (Go's NewScaledQuantity)."""
+        return cls.from_decimal(Decimal(value).scaleb(scale, context=_CONTEXT), fmt)
+
+    def round_up(self, scale: int) -> tuple[Quantity, bool]:
+        """This value rounded away from zero to a multiple of 10**scale, and whether that
+        was exact (Go's RoundUp, which rounds in place; a Quantity here is immutable)."""
+        unit = Decimal(1).scaleb(scale)
+        if self._value.as_tuple().exponent >= scale:  # type: ignore[operator]
+            return self, True
+        rounded = self._value.quantize(unit, rounding=ROUND_UP, context=_CONTEXT)
+        if rounded == self._value:
+            return self, True
+        return Quantity.from_decimal(rounded, self._format), False
 
     def is_zero(self) -> bool:
         return self._value == 0
@@ -157,22 +176,72 @@ def _round_nano(value: Decimal) -> Decimal:
     return value
 
 
+FORMAT_WRONG = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+NUMERIC = "unable to parse numeric part of quantity"
+SUFFIX = "unable to parse quantity's suffix"
+_MAX_INT64 = Decimal(2**63 - 1)
+_SUFFIX_CHARS = frozenset("eEinumkKMGTP")
+
+
+def _scan(text: str) -> tuple[bool, str, str, str]:
+    """Go's parseQuantityString: sign, numerator (leading zeros dropped), denominator, suffix.
+
+    As Go: `-`, `+` and `.` alone are zero, `1.G` is allowed, no space anywhere."""
+    end = len(text)
+    pos = 0
+    positive = True
+    if text[:1] in ("-", "+"):
+        positive = text[0] == "+"
+        pos = 1
+    while pos < end and text[pos] == "0":
+        pos += 1
+    start = pos
+    while pos < end and text[pos].isdigit() and text[pos].isascii():
+        pos += 1
+    num = text[start:pos] or "0"
+    denom = ""
+    if pos < end and text[pos] == ".":
+        pos += 1
+        start = pos
+        while pos < end and text[pos].isdigit() and text[pos].isascii():
+            pos += 1
+        denom = text[start:pos]
+    suffix_start = pos
+    while pos < end and text[pos] in _SUFFIX_CHARS:
+        pos += 1
+    if pos < end and text[pos] in "-+":
+        pos += 1
+    while pos < end and text[pos].isdigit() and text[pos].isascii():
+        pos += 1
+    if pos < end:
+        raise QuantityError(FORMAT_WRONG)
+    return positive, num, denom, text[suffix_start:]
+
+
 def _parse(text: str) -> tuple[Decimal, str]:
-    stripped = text.strip()
-    match = _SYNTAX.match(stripped)
-    if not match:
-        raise QuantityError(f"quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$', got {text!r}")
-    sign, number, suffix = match.groups()
-    amount = Decimal(number)
+    """Go's ParseQuantity: the exact value, rounded away from zero to a nano-unit, and its format.
+
+    BinarySI values are capped at the int64 limits, and a BinarySI value below 1 that Go
+    computes exactly (a fraction, or `Ei`) is written as DecimalSI, as Go does."""
+    if not text:
+        raise QuantityError(FORMAT_WRONG)
+    positive, num, denom, suffix = _scan(text)
+    amount = Decimal(f"{num}.{denom}" if denom else num)
     if suffix in _BINARY:
-        value, fmt = amount * (Decimal(1024) ** _BINARY[suffix]), BINARY_SI
+        exponent = 10 * _BINARY[suffix]
+        value, fmt = amount * (Decimal(2) ** exponent), BINARY_SI
+        fast = not denom and 15 - len(num) - int(exponent * 3 / 10) - 1 >= 0 and value <= _MAX_INT64
+        if not fast:
+            value = min(_round_nano(value), _MAX_INT64)
+            if value < 1:
+                fmt = DECIMAL_SI
     elif suffix in _DECIMAL:
         value, fmt = amount.scaleb(_DECIMAL[suffix], context=_CONTEXT), DECIMAL_SI
-    elif exponent := _EXPONENT.match(suffix):
-        value, fmt = amount.scaleb(int(exponent.group(1)), context=_CONTEXT), DECIMAL_EXPONENT
+    elif len(suffix) > 1 and suffix[0] in "eE" and _EXPONENT.match(suffix):
+        value, fmt = amount.scaleb(int(suffix[1:]), context=_CONTEXT), DECIMAL_EXPONENT
     else:
-        raise QuantityError(f"unable to parse quantity's suffix in {text!r}")
-    if sign == "-":
+        raise QuantityError(SUFFIX)
+    if not positive:
         value = -value
     return _round_nano(value), fmt
 

@@ -2,7 +2,10 @@
 
 Time is RFC 3339 in UTC with second precision (`2024-05-01T12:00:00Z`), MicroTime with
 microseconds (`2024-05-01T12:00:00.000001Z`); the zero time is `null` and is `None` in
-Python. Duration is Go's duration string (`1h2m3.5s`); Python resolution is a microsecond.
+Python. As in Go, a Time read from JSON keeps the fraction it was given, to the
+nanosecond (`Time.nanosecond`), though it writes seconds only: two times that differ by a
+nanosecond are not equal. A MicroTime is read only with exactly six fractional digits,
+as Go's `time.Parse(RFC3339Micro, ...)` reads it. Duration is Go's duration string (`1h2m3.5s`); Python resolution is a microsecond.
 """
 
 from __future__ import annotations
@@ -14,27 +17,33 @@ from typing import Any
 from pydantic_core import core_schema
 
 _RFC3339 = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$"
+    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})", re.ASCII
 )
 
 
-def parse_rfc3339(text: str) -> datetime:
-    """Parse an RFC 3339 timestamp as Go's time.Parse(time.RFC3339, ...) does."""
-    match = _RFC3339.match(text)
+def parse_rfc3339_nanos(text: str) -> tuple[datetime, int]:
+    """Go's time.Parse(time.RFC3339, text): the instant in UTC (to the microsecond) and the
+    fraction of its second in nanoseconds (Go reads nine fractional digits, ignoring more)."""
+    match = _RFC3339.fullmatch(text)
     if not match:
         raise ValueError(f'parsing time "{text}" as "2006-01-02T15:04:05Z07:00": not an RFC 3339 timestamp')
     year, month, day, hour, minute, second, fraction, offset = match.groups()
-    micro = int((fraction or "0").ljust(6, "0")[:6])
+    nanos = int((fraction or "0")[:9].ljust(9, "0"))
     if offset == "Z":
         tz = timezone.utc
     else:
         sign = 1 if offset[0] == "+" else -1
         tz = timezone(sign * timedelta(hours=int(offset[1:3]), minutes=int(offset[4:6])))
     try:
-        value = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second), micro, tz)
+        value = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second), nanos // 1000, tz)
     except ValueError as err:
         raise ValueError(f'parsing time "{text}": {err}') from None
-    return value.astimezone(timezone.utc)
+    return value.astimezone(timezone.utc), nanos
+
+
+def parse_rfc3339(text: str) -> datetime:
+    """Parse an RFC 3339 timestamp as Go's time.Parse(time.RFC3339, ...) does (to the microsecond)."""
+    return parse_rfc3339_nanos(text)[0]
 
 
 def _as_utc(value: datetime) -> datetime:
@@ -48,17 +57,28 @@ class Time(datetime):
     """A timestamp with second precision on the wire; always timezone-aware (UTC)."""
 
     ZERO_JSON = None
+    _extra_nanos = 0
+    """Nanoseconds below the microsecond (0-999), as Go keeps them; set only when not 0."""
 
     @classmethod
-    def from_datetime(cls, value: datetime) -> Time:
-        """Convert any datetime; a naive one is taken to be UTC."""
+    def from_datetime(cls, value: datetime, nanosecond: int | None = None) -> Time:
+        """Convert any datetime; a naive one is taken to be UTC. `nanosecond` (0-999,999,999)
+        replaces the fraction of the second, to the nanosecond."""
         value = _as_utc(value)
-        return cls(value.year, value.month, value.day, value.hour, value.minute, value.second,
-                   value.microsecond, timezone.utc)  # fmt: skip
+        micro = value.microsecond if nanosecond is None else nanosecond // 1000
+        time = cls(value.year, value.month, value.day, value.hour, value.minute, value.second, micro, timezone.utc)
+        if nanosecond is not None and nanosecond % 1000:
+            time._extra_nanos = nanosecond % 1000
+        return time
 
     @classmethod
     def now(cls, tz: Any = None) -> Time:  # noqa: ARG003 - always UTC
         return cls.from_datetime(datetime.now(timezone.utc))
+
+    @property
+    def nanosecond(self) -> int:
+        """The fraction of the second in nanoseconds (Go's Time.Nanosecond())."""
+        return self.microsecond * 1000 + self._extra_nanos
 
     def to_json(self) -> str:
         v = self if self.tzinfo is timezone.utc else _as_utc(self)
@@ -67,6 +87,22 @@ class Time(datetime):
 
     def is_zero(self) -> bool:
         return False
+
+    def __eq__(self, other: object) -> bool:
+        equal = datetime.__eq__(self, other)
+        if equal is True and isinstance(other, Time):
+            return self._extra_nanos == other._extra_nanos
+        return equal
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = datetime.__hash__
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        plain = datetime(self.year, self.month, self.day, self.hour, self.minute, self.second, self.microsecond, self.tzinfo)
+        return (type(self).from_datetime, (plain, self.nanosecond))
 
     def __copy__(self) -> Time:
         return self
@@ -78,17 +114,26 @@ class Time(datetime):
     def _validate(cls, value: Any) -> Time:
         if isinstance(value, cls):
             return value
+        if isinstance(value, Time):
+            return cls.from_datetime(value, value.nanosecond)
         if isinstance(value, datetime):
             return cls.from_datetime(value)
         if isinstance(value, str):
-            return cls.from_datetime(parse_rfc3339(value))
+            return cls.from_datetime(*parse_rfc3339_nanos(cls._check_text(value)))
         raise ValueError(f"a time is an RFC 3339 string, not {type(value).__name__}")
+
+    @classmethod
+    def _check_text(cls, text: str) -> str:
+        return text
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> core_schema.CoreSchema:
         return core_schema.no_info_plain_validator_function(
             cls._validate, serialization=core_schema.plain_serializer_function_ser_schema(lambda v: v.to_json())
         )
+
+
+_RFC3339_MICRO = re.compile(r"[^.]*T\d{2}:\d{2}:\d{2}\.\d{6}(Z|[+-].*)", re.ASCII)
 
 
 class MicroTime(Time):
@@ -99,6 +144,14 @@ class MicroTime(Time):
         return "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ" % (
             v.year, v.month, v.day, v.hour, v.minute, v.second, v.microsecond,
         )  # fmt: skip
+
+    @classmethod
+    def _check_text(cls, text: str) -> str:
+        if not _RFC3339_MICRO.fullmatch(text):
+            raise ValueError(
+                f'parsing time "{text}" as "2006-01-02T15:04:05.000000Z07:00": a MicroTime has exactly six fractional digits'
+            )
+        return text
 
 
 _DURATION_PART = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)")

@@ -33,10 +33,10 @@ from .models import (
     InlineSource,
 )
 
-_FORMAT_0 = _v.FORMATS["k8s-prefixed-label-key"]
+_FORMAT_0 = _v.VALIDATORS["k8s-prefixed-label-key"]
 _ENUM_1 = ("Frantic", "Gentle", "Vigorous")
 _KEY_2 = lambda x: (x.name,)
-_FORMAT_3 = _v.FORMATS["k8s-short-name"]
+_FORMAT_3 = _v.VALIDATORS["k8s-short-name"]
 _ENUM_4 = ("Cron", "Interval")
 _PATTERN_5 = _v.pattern("^(\\S+\\s+){4}\\S+$")
 _ENUM_6 = ("Fri", "Mon", "Sat", "Sun", "Thu", "Tue", "Wed")
@@ -44,10 +44,10 @@ _PATTERN_7 = _v.pattern("^[A-Za-z]+(/[A-Za-z0-9_+-]+)*$")
 _RULE_8 = _v.Rule(
     rule="self != 'Local'", message="must name a zone, not Local", json_type="string"
 )
-_FORMAT_9 = _v.FORMATS["email"]
-_FORMAT_10 = _v.FORMATS["duration"]
-_FORMAT_11 = _v.FORMATS["k8s-label-key"]
-_FORMAT_12 = _v.FORMATS["k8s-label-value"]
+_FORMAT_9 = _v.VALIDATORS["email"]
+_FORMAT_10 = _v.VALIDATORS["duration"]
+_FORMAT_11 = _v.VALIDATORS["k8s-label-key"]
+_FORMAT_12 = _v.VALIDATORS["k8s-label-value"]
 _RULE_13 = _v.Rule(
     rule="!has(self.endHour) || self.endHour > (has(self.startHour) ? self.startHour : 0)",
     message_expression="'endHour (' + string(self.endHour) + ') must be after startHour (' + string(has(self.startHour) ? self.startHour : 0) + ')'",
@@ -62,7 +62,7 @@ _RULE_14 = _v.Rule(
 )
 _ENUM_15 = ("TCP", "UDP")
 _ENUM_16 = ("Git", "Inline")
-_FORMAT_17 = _v.FORMATS["uri"]
+_FORMAT_17 = _v.VALIDATORS["uri"]
 _KEY_18 = lambda x: (x.type,)
 
 
@@ -93,10 +93,7 @@ def check_FrobberClass(
             if not value:
                 errors.append(_v.required(p))
             else:
-                for message in _FORMAT_0(value):
-                    errors.append(
-                        _v.invalid(p, value, message, "format=k8s-prefixed-label-key")
-                    )
+                errors.extend(_FORMAT_0(p, value))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed((path, "controller"), value, "string"))
     value = obj.parameters
@@ -445,10 +442,7 @@ def check_FrobberSpec(
             p = (path, "extraArgs")
             if value:
                 for key1 in value:
-                    for message in _FORMAT_3(key1):
-                        errors.append(
-                            _v.invalid(p, key1, message, "format=k8s-short-name")
-                        )
+                    errors.extend(_FORMAT_3(p, key1))
                 for key1, item1 in value.items():
                     old_item1 = None if old_value is None else old_value.get(key1)
                     if old_item1 is None or item1 != old_item1:
@@ -673,8 +667,7 @@ def check_FrobberSchedule(
         try:
             p = (path, "owner")
             if value:
-                for message in _FORMAT_9(value):
-                    errors.append(_v.invalid(p, value, message, "format=email"))
+                errors.extend(_FORMAT_9(p, value))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed((path, "owner"), value, "string"))
     value = obj.window
@@ -683,8 +676,7 @@ def check_FrobberSchedule(
         try:
             p = (path, "window")
             if value:
-                for message in _FORMAT_10(value):
-                    errors.append(_v.invalid(p, value, message, "format=duration"))
+                errors.extend(_FORMAT_10(p, value))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed((path, "window"), value, "string"))
     value = obj.widget_labels
@@ -696,20 +688,12 @@ def check_FrobberSchedule(
                 if len(value) > 8:
                     errors.append(_v.too_many(p, len(value), 8, "maxProperties"))
                 for key1 in value:
-                    for message in _FORMAT_11(key1):
-                        errors.append(
-                            _v.invalid(p, key1, message, "format=k8s-label-key")
-                        )
+                    errors.extend(_FORMAT_11(p, key1))
                 for key1, item1 in value.items():
                     old_item1 = None if old_value is None else old_value.get(key1)
                     if old_item1 is None or item1 != old_item1:
                         ip1 = (p, None, key1)
-                        for message in _FORMAT_12(item1):
-                            errors.append(
-                                _v.invalid(
-                                    ip1, item1, message, "format=k8s-label-value"
-                                )
-                            )
+                        errors.extend(_FORMAT_12(ip1, item1))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed((path, "widgetLabels"), value, "map"))
     if old is None or (
@@ -847,10 +831,7 @@ def check_FrobberPort(
             if not value:
                 errors.append(_v.required(p))
             else:
-                for message in _FORMAT_3(value):
-                    errors.append(
-                        _v.invalid(p, value, message, "format=k8s-short-name")
-                    )
+                errors.extend(_FORMAT_3(p, value))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed((path, "name"), value, "string"))
     value = obj.port
@@ -987,8 +968,7 @@ def check_GitSource(
             if not value:
                 errors.append(_v.required(p))
             else:
-                for message in _FORMAT_17(value):
-                    errors.append(_v.invalid(p, value, message, "format=uri"))
+                errors.extend(_FORMAT_17(p, value))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed((path, "url"), value, "string"))
     value = obj.tag

@@ -37,12 +37,13 @@ from kgen.runtime.validation.field import (
     too_many,
     type_invalid,
 )
-from kgen.runtime.validation.formats import FORMATS
+from kgen.runtime.validation.formats import FORMATS, VALIDATORS
 from kgen.runtime.validation.meta import validate_object_meta, validate_object_meta_update
 
 __all__ = [
     "FIELD_IMMUTABLE",
     "FORMATS",
+    "VALIDATORS",
     "ErrorType",
     "FieldError",
     "Options",

@@ -322,11 +322,13 @@ def _compare(a: Any, b: Any, function: str) -> int:
 def _format_checks() -> dict[str, Callable[[str], list[str]]]:
     from kgen.runtime.validation import formats
 
-    def prefix(check: Callable[[str], list[str]]) -> Callable[[str], list[str]]:
-        # A name prefix (generateName): may end in '-', which is checked as if a letter followed.
-        return lambda value: check(value[:-1] + "a" if value.endswith("-") else value)
+    from kgen.runtime.validation.meta import mask_trailing_dash
 
-    dns1035 = getattr(formats, "is_dns1035_label", _dns1035)
+    def prefix(check: Callable[[str], list[str]]) -> Callable[[str], list[str]]:
+        # A name prefix (generateName), as NameIsDNSLabel(value, prefix=true) checks it.
+        return lambda value: check(mask_trailing_dash(value))
+
+    dns1035 = formats.is_dns1035_label
 
     return {
         "dns1123Label": formats.is_dns1123_label,
@@ -355,20 +357,6 @@ def _valid_date(value: str) -> bool:
     return True
 
 
-_DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-
-
-def _dns1035(value: str) -> list[str]:
-    errors = []
-    if len(value) > 63:
-        errors.append("must be no more than 63 characters")
-    if not _DNS1035.match(value):
-        errors.append(
-            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "
-            "character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for "
-            "validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
-        )
-    return errors
 
 
 _FORMATS: dict[str, Callable[[str], list[str]]] | None = None

@@ -9,6 +9,7 @@ equal to 0`. A list of errors becomes the API's 422 `Invalid` Status with `inval
 
 from __future__ import annotations
 
+import datetime as _dt
 import enum
 import json
 import math
@@ -197,7 +198,8 @@ class FieldError:
 
 
 def format_value(value: Any) -> str:
-    """A bad value as apimachinery prints it: strings quoted, numbers bare, the rest as JSON."""
+    """A bad value as apimachinery's ErrorBody prints it: numbers and booleans with %v,
+    strings with %q, anything else as Go's json.Marshal writes it (map keys sorted)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -207,16 +209,67 @@ def format_value(value: Any) -> str:
     if isinstance(value, float):
         return _go_float(value)
     if isinstance(value, str):
-        return json.dumps(str(value), ensure_ascii=False)
-    to_dict = getattr(value, "to_dict", None)
-    if callable(to_dict):
-        value = to_dict()
-    elif not isinstance(value, (list, dict, tuple)):
+        return go_quote(value)
+    if isinstance(value, _dt.datetime):
+        return go_quote(format_time(value))
+    to_json = getattr(value, "to_json", None)
+    if callable(to_json):
+        data = to_json()
+        if isinstance(data, bytes):
+            return data.decode("utf-8", "replace")
+        return format_value(data) if not isinstance(data, str) else go_quote(data)
+    if not isinstance(value, (list, dict, tuple)):
         return str(value)
+    from kgen.runtime import gojson
+
     try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+        return gojson.marshal(_sorted_maps(value)).decode("utf-8", "replace")
     except (TypeError, ValueError):
         return repr(value)
+
+
+def _sorted_maps(value: Any) -> Any:
+    """Plain dicts are Go maps: json.Marshal writes their keys sorted."""
+    if isinstance(value, dict):
+        return {k: _sorted_maps(value[k]) for k in sorted(value, key=str)}
+    if isinstance(value, (list, tuple)):
+        return [_sorted_maps(v) for v in value]
+    return value
+
+
+def format_time(value: _dt.datetime) -> str:
+    """A time as Go's json.Marshal writes a metav1.Time: RFC 3339 in UTC, to the second."""
+    if value.tzinfo is not None:
+        value = value.astimezone(_dt.timezone.utc)
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+_C_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
+
+
+def go_quote(text: str) -> str:
+    """Go's strconv.Quote (`%q`): printable characters kept, others escaped as Go escapes them."""
+    if text.isprintable() and '"' not in text and "\\" not in text:
+        return f'"{text}"'
+    out = ['"']
+    for ch in text:
+        code = ord(ch)
+        if ch in ('"', "\\"):
+            out.append("\\" + ch)
+        elif ch.isprintable():
+            out.append(ch)
+        elif ch in _C_ESCAPES:
+            out.append(_C_ESCAPES[ch])
+        elif 0xD800 <= code <= 0xDFFF:  # not UTF-8: Go prints the replacement's escape
+            out.append("\\ufffd")
+        elif code < 0x80:
+            out.append(f"\\x{code:02x}")
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    out.append('"')
+    return "".join(out)
 
 
 def _go_float(value: float) -> str:

@@ -1,228 +1,197 @@
-"""String formats: the checks of apimachinery's `util/validation` and the OpenAPI formats.
+"""String formats: the checks of apimachinery's `util/validation`, validation-gen's
+`+k8s:format` names and the OpenAPI formats.
 
-Every check returns the list of what is wrong (empty when the value is fine), worded as
-apimachinery words it, so that `field.invalid(path, value, message)` reads exactly as the
-API server's error does. `FORMATS` maps each `+k8s:format` / `Format` name to its check.
+Two kinds of check live here. The `is_*` functions return the list of what is wrong
+(empty when the value is fine), worded as apimachinery words it, for callers that build
+their own error (object metadata, the CEL `format` library). `VALIDATORS` maps each format
+name to a function `(path, value) -> [FieldError]` that reports as the API server does,
+with the error types, details and origins of apimachinery's `api/validate` (strfmt.go).
+`FORMATS` maps each name to its message check, for callers that only need the messages.
+
+Lengths are counted as Go counts them, in UTF-8 bytes; util/validation's DNS checks word
+their limit in characters, validation-gen's (`api/validate/content`) in bytes.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import ipaddress
 import re
-import uuid
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from kgen.runtime.timeutil import parse_go_duration, parse_rfc3339
-from kgen.runtime.validation.field import empty_error, max_len_error, regex_error
+from kgen.runtime.validation import content, network
+from kgen.runtime.validation.field import FieldError, PathNode, go_quote, invalid, path_string, too_long, type_invalid
 
-DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-DNS1123_LABEL_ERR = (
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
-    "and must start and end with an alphanumeric character"
-)
-DNS1123_LABEL_MAX = 63
-DNS1123_SUBDOMAIN_FMT = DNS1123_LABEL_FMT + "(\\." + DNS1123_LABEL_FMT + ")*"
-DNS1123_SUBDOMAIN_ERR = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-DNS1123_SUBDOMAIN_MAX = 253
-QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-QUALIFIED_NAME_ERR = (
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
-)
-QUALIFIED_NAME_MAX = 63
-LABEL_VALUE_FMT = "(" + QUALIFIED_NAME_FMT + ")?"
-LABEL_VALUE_ERR = (
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-LABEL_VALUE_MAX = 63
-C_IDENTIFIER_FMT = "[A-Za-z_][A-Za-z0-9_]*"
-C_IDENTIFIER_ERR = "a valid C identifier must start with alphabetic character or '_', followed by a string of alphanumeric characters or '_'"
-
-_DNS1123_LABEL = re.compile(f"^{DNS1123_LABEL_FMT}$")
-_DNS1123_SUBDOMAIN = re.compile(f"^{DNS1123_SUBDOMAIN_FMT}$")
-_DNS1123_SUBDOMAIN_CASELESS = re.compile(f"^{DNS1123_SUBDOMAIN_FMT}$", re.IGNORECASE)
-_QUALIFIED_NAME = re.compile(f"^{QUALIFIED_NAME_FMT}$")
-_LABEL_VALUE = re.compile(f"^{LABEL_VALUE_FMT}$")
-_C_IDENTIFIER = re.compile(f"^{C_IDENTIFIER_FMT}$")
-_HOSTNAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?)*\.?$")
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+# -- util/validation: DNS limits worded in characters, label keys and values in bytes -----------
 
 
 def is_dns1123_label(value: str) -> list[str]:
-    """A DNS label (RFC 1123): a `k8s-short-name`."""
-    errors = []
-    if len(value) > DNS1123_LABEL_MAX:
-        errors.append(max_len_error(DNS1123_LABEL_MAX))
-    if not _DNS1123_LABEL.match(value):
-        errors.append(regex_error(DNS1123_LABEL_ERR, DNS1123_LABEL_FMT, "my-name", "123-abc"))
-    return errors
+    """util/validation's IsDNS1123Label (a Namespace or a DNS label name)."""
+    return content.is_dns1123_label(value, "characters")
 
 
 def is_dns1123_subdomain(value: str) -> list[str]:
-    """A DNS subdomain (RFC 1123): a `k8s-long-name`."""
-    errors = []
-    if len(value) > DNS1123_SUBDOMAIN_MAX:
-        errors.append(max_len_error(DNS1123_SUBDOMAIN_MAX))
-    if not _DNS1123_SUBDOMAIN.match(value):
-        errors.append(regex_error(DNS1123_SUBDOMAIN_ERR, DNS1123_SUBDOMAIN_FMT, "example.com"))
-    return errors
+    """util/validation's IsDNS1123Subdomain (most object names)."""
+    return content.is_dns1123_subdomain(value, "characters")
 
 
-def is_dns1123_subdomain_caseless(value: str) -> list[str]:
-    errors = []
-    if len(value) > DNS1123_SUBDOMAIN_MAX:
-        errors.append(max_len_error(DNS1123_SUBDOMAIN_MAX))
-    if not _DNS1123_SUBDOMAIN_CASELESS.match(value):
-        errors.append(regex_error(DNS1123_SUBDOMAIN_ERR, DNS1123_SUBDOMAIN_FMT, "example.com"))
-    return errors
+def is_dns1035_label(value: str) -> list[str]:
+    """util/validation's IsDNS1035Label (Service names)."""
+    return content.is_dns1035_label(value, "characters")
 
 
-def is_qualified_name(value: str) -> list[str]:
-    """A label key: an optional DNS subdomain prefix and `/`, then a name of up to 63 characters."""
-    errors = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errors.append("prefix part " + empty_error())
-        else:
-            errors.extend("prefix part " + m for m in is_dns1123_subdomain(prefix))
-    else:
-        return [
-            "a qualified name "
-            + regex_error(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc")
-            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-        ]
-    if not name:
-        errors.append("name part " + empty_error())
-    elif len(name) > QUALIFIED_NAME_MAX:
-        errors.append("name part " + max_len_error(QUALIFIED_NAME_MAX))
-    if not _QUALIFIED_NAME.match(name):
-        errors.append("name part " + regex_error(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc"))
-    return errors
+is_dns1123_subdomain_caseless = content.is_dns1123_subdomain_caseless
+is_qualified_name = content.is_label_key
+is_valid_label_value = content.is_label_value
+is_path_segment_name = content.is_path_segment_name
 
 
 def is_prefixed_qualified_name(value: str) -> list[str]:
-    """A label key whose prefix is required (`example.com/name`)."""
-    errors = is_qualified_name(value)
-    if not errors and "/" not in value:
-        errors.append("must have a prefix (e.g. 'example.com/name')")
-    return errors
+    """A label key whose prefix is required (`example.com/name`): content.IsPrefixedLabelKey."""
+    errors = content.is_label_key(value)
+    if errors:
+        return errors
+    if len(value.split("/")) != 2:
+        return ["must include a prefix (e.g. 'example.com/key')"]
+    return []
 
 
-def is_valid_label_value(value: str) -> list[str]:
-    errors = []
-    if len(value) > LABEL_VALUE_MAX:
-        errors.append(max_len_error(LABEL_VALUE_MAX))
-    if not _LABEL_VALUE.match(value):
-        errors.append(regex_error(LABEL_VALUE_ERR, LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errors
+# -- validation-gen's k8s formats (api/validate/strfmt.go) ---------------------------------------
+
+UUID_ERROR = "must be a lowercase UUID in 8-4-4-4-12 format"
+_K8S_UUID = re.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+RESOURCE_DEVICE_MAX_LENGTH = 32
 
 
-def is_path_segment_name(value: str) -> list[str]:
-    """A name that is safe as one segment of a URL path."""
-    if value in (".", ".."):
-        return [f"may not be '{value}'"]
-    errors = []
-    for illegal in ("/", "%"):
-        if illegal in value:
-            errors.append(f"may not contain '{illegal}'")
-    return errors
+def is_k8s_uuid(value: str) -> list[str]:
+    """A lowercase UUID in its 36-character form (`k8s-uuid`)."""
+    return [] if _K8S_UUID.fullmatch(value) else [UUID_ERROR]
 
 
 def is_ip(value: str) -> list[str]:
-    """An IPv4 or IPv6 address (IPv4 octets may have leading zeros, as Go's legacy parser allows)."""
-    candidate = value
-    if "." in value and ":" not in value:
-        octets = value.split(".")
-        if len(octets) == 4 and all(o.isdigit() and len(o) <= 3 for o in octets):
-            candidate = ".".join(str(int(o)) for o in octets)
-    try:
-        ipaddress.ip_address(candidate)
-    except ValueError:
-        return ["must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"]
-    return []
-
-
-def is_ipv4(value: str) -> list[str]:
-    try:
-        ipaddress.IPv4Address(value)
-    except ValueError:
-        return ["must be a valid IPv4 address"]
-    return []
-
-
-def is_ipv6(value: str) -> list[str]:
-    try:
-        ipaddress.IPv6Address(value)
-    except ValueError:
-        return ["must be a valid IPv6 address"]
-    return []
+    """An IP address as IsValidIP accepts it: no leading zeros, no IPv4-mapped IPv6 zone."""
+    return network.is_valid_ip(value)
 
 
 def is_cidr(value: str) -> list[str]:
-    if "/" not in value:
-        return ["must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"]
-    try:
-        ipaddress.ip_network(value, strict=False)
-    except ValueError:
-        return ["must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"]
-    return []
+    """A CIDR as IsValidCIDR accepts it: canonical prefix, no leading zeros."""
+    return network.is_valid_cidr(value)
 
 
-def is_uuid(value: str) -> list[str]:
-    if not _UUID.match(value):
-        return ["must be a lowercase UUID in 8-4-4-4-12 format"] if value.lower() != value else ["must be a valid UUID in RFC 4122 format"]
-    try:
-        uuid.UUID(value)
-    except ValueError:
-        return ["must be a valid UUID in RFC 4122 format"]
-    return []
+def _each(check: Callable[[str], list[str]], origin: str) -> Callable[[PathNode, str], list[FieldError]]:
+    """A validator reporting each message of `check` as Invalid, as strfmt.go's simple formats."""
+
+    def validate(path: PathNode, value: str) -> list[FieldError]:
+        return [invalid(path, value, message, origin) for message in check(value)]
+
+    return validate
 
 
-def is_resource_fully_qualified_name(value: str) -> list[str]:
-    """`prefix/name`: a DNS subdomain prefix and a C identifier of at most 32 characters."""
-    prefix, slash, name = value.partition("/")
-    if not slash or not prefix or not name:
-        return ["a fully qualified resource name must be a DNS subdomain prefix and a name, separated by '/' (e.g. 'example.com/my_name')"]
-    errors = ["prefix part " + m for m in is_dns1123_subdomain(prefix)]
-    if len(name) > 32:
-        errors.append("name part " + max_len_error(32))
-    if not _C_IDENTIFIER.match(name):
-        errors.append("name part " + regex_error(C_IDENTIFIER_ERR, C_IDENTIFIER_FMT, "my_name", "MY_NAME", "MyName"))
-    return errors
+def _byte_len(value: str) -> int:
+    return len(value.encode("utf-8", "surrogatepass"))
 
 
-def is_resource_pool_name(value: str) -> list[str]:
-    if len(value) > DNS1123_SUBDOMAIN_MAX:
-        return [max_len_error(DNS1123_SUBDOMAIN_MAX)]
+def _c_identifier(path: PathNode, value: str, limit: int) -> list[FieldError]:
     errors = []
-    for part in value.split("/"):
-        errors.extend(is_dns1123_subdomain(part))
+    if _byte_len(value) > limit:
+        errors.append(too_long(path, value, limit))
+    errors.extend(invalid(path, value, m) for m in content.is_c_identifier(value))
     return errors
 
 
-def is_extended_resource_name(value: str) -> list[str]:
-    errors = is_qualified_name("requests." + value)
+def _with_origin(errors: list[FieldError], origin: str) -> list[FieldError]:
+    for error in errors:
+        error.origin = origin
+    return errors
+
+
+def _prefixed(errors: list[FieldError], prefix: str) -> list[FieldError]:
+    for error in errors:
+        error.detail = prefix + error.detail
+    return errors
+
+
+def validate_resource_pool_name(path: PathNode, value: str) -> list[FieldError]:
+    """One or more DNS subdomains separated by '/', 253 bytes at most (`k8s-resource-pool-name`)."""
+    errors = []
+    if _byte_len(value) > 253:
+        errors.append(too_long(path, value, 253))
+    for i, part in enumerate(value.split("/")):
+        if not part:
+            errors.append(invalid(path, value, f"segment {i}: must not be empty"))
+            continue
+        errors.extend(_prefixed(_each(content.is_dns1123_subdomain, "")(path, part), f"segment {i}: "))
+    return _with_origin(errors, "format=k8s-resource-pool-name")
+
+
+def validate_extended_resource_name(path: PathNode, value: str) -> list[FieldError]:
+    """A domain-prefixed name outside kubernetes.io, valid as a quota name (`k8s-extended-resource-name`)."""
+    errors = []
     if "/" not in value:
-        errors.append("must be a domain-prefixed name (such as 'example.com/my-resource')")
-    elif value.split("/", 1)[0].endswith("kubernetes.io"):
-        errors.append("must not be in the kubernetes.io domain")
-    return errors
+        errors.append(invalid(path, value, "a name must be a domain-prefixed path, such as 'example.com/my-prop'"))
+    elif "kubernetes.io/" in value:
+        errors.append(invalid(path, value, 'must not have "kubernetes.io/" domain'))
+    if value.startswith("requests."):
+        errors.append(invalid(path, value, 'must not have "requests." prefix'))
+    errors.extend(invalid(path, value, m) for m in content.is_label_key("requests." + value))
+    return _with_origin(errors, "format=k8s-extended-resource-name")
+
+
+def validate_resource_fully_qualified_name(path: PathNode, value: str) -> list[FieldError]:
+    """`domain/name`: a DNS subdomain and a C identifier of 32 bytes at most (`k8s-resource-fully-qualified-name`)."""
+    errors: list[FieldError] = []
+    parts = value.split("/")
+    if len(parts) == 1:
+        errors.extend(_c_identifier(path, parts[0], RESOURCE_DEVICE_MAX_LENGTH))
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errors.append(invalid(path, "", "prefix must not be empty"))
+        else:
+            if _byte_len(prefix) > 63:
+                errors.append(too_long(path, prefix, 63))
+            errors.extend(_prefixed(_each(content.is_dns1123_subdomain, "")(path, prefix), "prefix: "))
+        if not name:
+            errors.append(invalid(path, "", "name must not be empty"))
+        else:
+            errors.extend(_c_identifier(path, name, RESOURCE_DEVICE_MAX_LENGTH))
+    if "/" not in value:
+        errors.append(invalid(path, value, "a fully qualified name must be a domain and a name separated by a slash"))
+    return _with_origin(errors, "format=k8s-resource-fully-qualified-name")
+
+
+# -- OpenAPI formats, as the API server checks a custom resource ---------------------------------
 
 
 def is_hostname(value: str) -> list[str]:
-    if len(value) > 255 or not _HOSTNAME.match(value):
+    if len(value) > 255 or not _HOSTNAME.fullmatch(value):
         return ["must be a valid hostname (RFC 1034)"]
     return []
+
+
+_HOSTNAME = re.compile(r"[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?)*\.?")
+_UUID = re.compile(r"(?i)[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}")
+
+
+def is_uuid(value: str) -> list[str]:
+    """A UUID as kube-openapi's strfmt accepts it: any case, dashes optional."""
+    return [] if _UUID.fullmatch(value) else ["must be a valid UUID"]
+
+
+def is_ipv4(value: str) -> list[str]:
+    address = network.parse_ip_sloppy(value)
+    return [] if address is not None and address.version == 4 and ":" not in value else ["must be a valid IPv4 address"]
+
+
+def is_ipv6(value: str) -> list[str]:
+    address = network.parse_ip_sloppy(value)
+    return [] if address is not None and ":" in value else ["must be a valid IPv6 address"]
+
+
+def is_openapi_cidr(value: str) -> list[str]:
+    return [] if network.parse_cidr_sloppy(value) is not None else ["must be a valid CIDR"]
 
 
 def is_uri(value: str) -> list[str]:
@@ -237,14 +206,14 @@ def is_uri(value: str) -> list[str]:
 
 
 _EMAIL = re.compile(
-    r"^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
-    r"@[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?)*$"
+    r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
+    r"@[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?)*"
 )
 
 
 def is_email(value: str) -> list[str]:
     """An address as `user@example.com` (the addr-spec of RFC 5322, without comments)."""
-    return [] if _EMAIL.match(value) else ["must be a valid email address"]
+    return [] if _EMAIL.fullmatch(value) else ["must be a valid email address"]
 
 
 def is_date_time(value: str) -> list[str]:
@@ -271,29 +240,62 @@ def is_duration(value: str) -> list[str]:
     return []
 
 
-FORMATS: dict[str, Callable[[str], list[str]]] = {
-    "k8s-short-name": is_dns1123_label,
-    "k8s-long-name": is_dns1123_subdomain,
-    "k8s-long-name-caseless": is_dns1123_subdomain_caseless,
-    "k8s-label-key": is_qualified_name,
+def _openapi(name: str, check: Callable[[str], list[str]]) -> Callable[[PathNode, str], list[FieldError]]:
+    """A custom resource's schema format: kube-openapi's type error, as the API server reports it."""
+    origin = f"format={name}"
+
+    def validate(path: PathNode, value: str) -> list[FieldError]:
+        if not check(value):
+            return []
+        detail = f"{path_string(path)} in body must be of type {name}: {go_quote(value)}"
+        return [type_invalid(path, value, detail, origin)]
+
+    return validate
+
+
+_K8S_FORMATS: dict[str, Callable[[str], list[str]]] = {
+    "k8s-short-name": content.is_dns1123_label,
+    "k8s-long-name": content.is_dns1123_subdomain,
+    "k8s-long-name-caseless": content.is_dns1123_subdomain_caseless,
+    "k8s-label-key": content.is_label_key,
     "k8s-prefixed-label-key": is_prefixed_qualified_name,
-    "k8s-label-value": is_valid_label_value,
-    "k8s-path-segment-name": is_path_segment_name,
+    "k8s-label-value": content.is_label_value,
+    "k8s-path-segment-name": content.is_path_segment_name,
+    "k8s-uuid": is_k8s_uuid,
     "k8s-ip": is_ip,
     "k8s-cidr": is_cidr,
-    "k8s-uuid": is_uuid,
-    "k8s-resource-fully-qualified-name": is_resource_fully_qualified_name,
-    "k8s-resource-pool-name": is_resource_pool_name,
-    "k8s-extended-resource-name": is_extended_resource_name,
+}
+_OPENAPI_FORMATS: dict[str, Callable[[str], list[str]]] = {
     "date-time": is_date_time,
     "uri": is_uri,
     "email": is_email,
     "hostname": is_hostname,
     "ipv4": is_ipv4,
     "ipv6": is_ipv6,
-    "cidr": is_cidr,
+    "cidr": is_openapi_cidr,
     "byte": is_byte,
     "duration": is_duration,
     "uuid": is_uuid,
 }
-"""Every format kgen validates, by the name markers use."""
+
+VALIDATORS: dict[str, Callable[[PathNode, str], list[FieldError]]] = {
+    **{name: _each(check, f"format={name}") for name, check in _K8S_FORMATS.items()},
+    "k8s-resource-pool-name": validate_resource_pool_name,
+    "k8s-extended-resource-name": validate_extended_resource_name,
+    "k8s-resource-fully-qualified-name": validate_resource_fully_qualified_name,
+    **{name: _openapi(name, check) for name, check in _OPENAPI_FORMATS.items()},
+}
+"""Every format kgen validates, by the name markers use: `(path, value) -> errors`."""
+
+
+def _messages(name: str) -> Callable[[str], list[str]]:
+    validate = VALIDATORS[name]
+    return lambda value: [error.detail for error in validate(None, value)]
+
+
+FORMATS: dict[str, Callable[[str], list[str]]] = {
+    **_K8S_FORMATS,
+    **{name: _messages(name) for name in ("k8s-resource-pool-name", "k8s-extended-resource-name", "k8s-resource-fully-qualified-name")},
+    **_OPENAPI_FORMATS,
+}
+"""The same formats, as message checks (`value -> [message]`)."""

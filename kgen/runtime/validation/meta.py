@@ -16,7 +16,9 @@ from kgen.runtime.validation import field
 from kgen.runtime.validation.field import FIELD_IMMUTABLE, FieldError, PathNode
 from kgen.runtime.validation.formats import (
     FORMATS,
+    is_dns1035_label,
     is_dns1123_label,
+    is_dns1123_subdomain,
     is_qualified_name,
     is_valid_label_value,
 )
@@ -28,7 +30,7 @@ TOTAL_ANNOTATION_SIZE_LIMIT = 256 * (1 << 10)
 @functools.cache
 def name_check(name_format: str) -> Callable[[str, bool], list[str]]:
     """A name check for `+k8s:format`-style names; with prefix=True it checks a generateName."""
-    check = FORMATS[name_format]
+    check = _NAME_CHECKS.get(name_format) or FORMATS[name_format]
 
     def validate(name: str, prefix: bool) -> list[str]:
         if prefix:
@@ -38,9 +40,18 @@ def name_check(name_format: str) -> Callable[[str, bool], list[str]]:
     return validate
 
 
+_NAME_CHECKS: dict[str, Callable[[str], list[str]]] = {
+    "k8s-long-name": is_dns1123_subdomain,
+    "k8s-short-name": is_dns1123_label,
+    "k8s-dns1035-label": is_dns1035_label,
+}
+"""The API server's name functions (NameIsDNSSubdomain...) word lengths in characters."""
+
+
 def mask_trailing_dash(name: str) -> str:
-    """A generateName prefix may end with '-'; it is checked as if it ended with 'a'."""
-    return name[:-1] + "a" if len(name) > 1 and name.endswith("-") else name
+    """A generateName prefix may end with '-': apimachinery's maskTrailingDash replaces the
+    last two characters with 'a' (`abc-` is checked as `aba`) and so does kgen."""
+    return name[:-2] + "a" if len(name) > 1 and name.endswith("-") else name
 
 
 def validate_object_meta(

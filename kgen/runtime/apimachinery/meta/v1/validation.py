@@ -31,7 +31,7 @@ _PATTERN_1 = _v.pattern(
     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
 )
 _ENUM_2 = ("False", "True", "Unknown")
-_FORMAT_3 = _v.FORMATS["date-time"]
+_FORMAT_3 = _v.VALIDATORS["date-time"]
 _PATTERN_4 = _v.pattern("^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$")
 
 
@@ -394,10 +394,7 @@ def check_Condition(
             if value is None:
                 errors.append(_v.required(p))
             else:
-                for message in _FORMAT_3(value.to_json()):
-                    errors.append(
-                        _v.invalid(p, value.to_json(), message, "format=date-time")
-                    )
+                errors.extend(_FORMAT_3(p, value.to_json()))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed((path, "lastTransitionTime"), value, "string"))
     value = obj.reason
