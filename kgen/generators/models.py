@@ -20,7 +20,7 @@ from kgen.generators.python import (
     zero_value,
 )
 from kgen.ir.model import Field, Package, TypeDef, TypeRef, Universe
-from kgen.render import GeneratedFile, render_python
+from kgen.render import GeneratedFile, docstring_text, render_python
 from kgen.render.pystable import LINE_LENGTH
 
 NAME = "models"
@@ -79,7 +79,7 @@ def docstring(text: str, indent: int = 4, real: bool = True) -> str:
     For a real docstring (the first statement of a module, class or function), black puts
     the closing quotes on their own line when the last line would otherwise be too long.
     """
-    text = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').strip()
+    text = docstring_text(text).strip()
     first, *rest = [line.rstrip() for line in text.split("\n")]
     margin = min((len(line) - len(line.lstrip()) for line in rest if line.strip()), default=0)
     pad = " " * indent

@@ -8,12 +8,12 @@ imports come out sorted.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from kgen.ir.model import Field, Package, TypeDef, TypeRef, Universe
+from kgen.render import python_string
 
 BASIC_ANNOTATIONS = {
     "string": "str",
@@ -43,8 +43,8 @@ BASIC_ZERO = {"string": '""', "bool": "False", "float32": "0.0", "float64": "0.0
 
 
 def py_string(text: str) -> str:
-    """A double-quoted Python string literal, as black writes it."""
-    return json.dumps(text, ensure_ascii=False)
+    """A double-quoted Python string literal meaning exactly `text`, as black writes it."""
+    return python_string(text)
 
 
 def package_sources(package: Package, *extra: str) -> tuple[str, ...]:

@@ -34,6 +34,9 @@ META_V1 = APIMACHINERY + "apis/meta/v1"
 RUNTIME_PACKAGE = "kgen.runtime.apimachinery"
 
 _VERSION = re.compile(r"^v\d+((alpha|beta)\d+)?$")
+_GROUP = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_VERSION_NAME = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
+_IMPORT_PATH = re.compile(r"[A-Za-z0-9\-._~+/]+")
 _BASIC = {
     "bool", "string", "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16",
     "uint32", "uint64", "uintptr", "float32", "float64", "byte", "rune",
@@ -1060,6 +1063,38 @@ class _Builder:
             if key not in state:
                 visit(key)
 
+    def _check_group_version(self, info: _SourceInfo, group: str, version: str) -> None:
+        """A group is a DNS subdomain (or "" for the core group) and a version a DNS label
+        starting with a letter, as the API server requires: they name URLs, Scheme entries
+        and generated code."""
+        if info.builtin or info.dependency:
+            return
+        import_path = info.source.import_path
+        if import_path and not _IMPORT_PATH.fullmatch(import_path):
+            self.diagnostics.error(
+                self._package_position(info),
+                f"import path {import_path!r} is not one Go accepts (letters, digits and -._~+/ only); "
+                "rename the directory or fix the module path in go.mod or --module",
+            )
+        for name, value, check in (("groupName", group, _GROUP), ("versionName", version, _VERSION_NAME)):
+            if name == "versionName" and value == "__internal":
+                continue
+            if value == "" and name == "groupName":
+                continue
+            if check.fullmatch(value) and len(value) <= (253 if name == "groupName" else 63):
+                continue
+            marker = next((m for m in info.markers if m.name == name), None)
+            where = Position(*_split_pos(marker.position)) if marker is not None and marker.position else self._package_position(info)
+            what = "a lowercase DNS subdomain such as example.com (or empty for the core group)" if name == "groupName" else (
+                "a lowercase DNS label starting with a letter, such as v1 or v1beta1"
+            )
+            source = f"+{name}" if marker is not None else "the package directory"
+            self.diagnostics.error(where, f"{source} gives {name[:-4]} {value!r}, which is not {what}")
+
+    def _package_position(self, info: _SourceInfo) -> Position:
+        first = info.source.files[0] if info.source.files else None
+        return Position(first.path if first is not None else str(info.source.directory), 1, 1)
+
     def package(self, import_path: str, info: _SourceInfo) -> Package:
         source = info.source
         directory = source.relative_dir.rsplit("/", 1)[-1] if source.relative_dir else source.directory.name
@@ -1071,6 +1106,7 @@ class _Builder:
         else:
             parent = source.relative_dir.rsplit("/", 2)[-2] if "/" in source.relative_dir else ""
             group, version = group_marker if group_marker is not None else parent, version_marker or directory
+        self._check_group_version(info, group, version)
         if info.builtin:
             group = group_marker or ""
             relative = import_path.removeprefix(APIMACHINERY).replace("apis/", "", 1)

@@ -83,7 +83,25 @@ def _environment() -> jinja2.Environment:
         autoescape=False,
     )
     environment.filters["zip"] = lambda left, right: list(zip(left, right))
+    environment.filters["py"] = python_string
+    environment.filters["doc"] = docstring_text
     return environment
+
+
+def python_string(text: str) -> str:
+    """A double-quoted Python string literal meaning exactly `text`: every value that reaches
+    generated code as a string goes through here (never pasted between quotes)."""
+    return json.dumps(str(text), ensure_ascii=False)
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")
+
+
+def docstring_text(text: str) -> str:
+    """Text to place inside a triple-quoted string: backslashes, triple quotes and control
+    characters escaped, so the literal means exactly `text` and cannot end early."""
+    text = str(text).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
 
 
 def render_template(name: str, **view: Any) -> str:
