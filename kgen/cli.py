@@ -118,6 +118,11 @@ def main() -> None:
 @click.option("--only", metavar="GEN[,GEN]", help=f"Only these generators: {', '.join(GENERATORS)}.")
 @click.option("--verify-only", is_flag=True, help="Write nothing; exit 1 with a diff when generated files drifted.")
 @click.option(
+    "--force", is_flag=True,
+    help="Write into an output directory kgen would refuse: one holding files but no kgen output, the home "
+    "directory, or one containing the input.",
+)  # fmt: skip
+@click.option(
     "--crd-max-description-length", type=click.IntRange(min=0), metavar="N",
     help="Cut CRD descriptions to N characters at a sentence or word; 0 drops them (controller-gen's crd:maxDescLen).",
 )  # fmt: skip
@@ -127,7 +132,7 @@ def main() -> None:
 )  # fmt: skip
 @_guarded
 def generate(
-    config_path, input_dir, module, import_map, tags, verbose, output, only, verify_only,
+    config_path, input_dir, module, import_map, tags, verbose, output, only, verify_only, force,
     crd_max_description_length, crd_embedded_object_meta,
 ) -> None:  # fmt: skip
     """Generate code from the API types into the output directory."""
@@ -145,12 +150,12 @@ def generate(
     )  # fmt: skip
     result = pipeline.generate(options)
     pipeline.print_warnings(result.diagnostics, verbose)
-    _emit(result.files, options.output, options.selected, verify_only)
+    _emit(result.files, options.output, options.selected, verify_only, options.input, force)
 
 
-def _emit(files, output: Path, scope: tuple[str, ...], verify_only: bool) -> None:
+def _emit(files, output: Path, scope: tuple[str, ...], verify_only: bool, input_dir: Path, force: bool = False) -> None:
     mode = Mode.CHECK if verify_only else Mode.WRITE
-    report = emit(files, output, mode, scope)
+    report = emit(files, output, mode, scope, input_dir=input_dir, force=force)
     for diff in report.diffs:
         click.echo(diff, nl=False)
     click.echo(report.summary(mode), err=True)
@@ -230,7 +235,7 @@ def bootstrap_runtime(verify_only: bool) -> None:
     options = Options(input=WELLKNOWN_ROOT, output=RUNTIME_ROOT, module="", generators=RUNTIME_GENERATORS)
     result = pipeline.generate(options, bootstrap=True)
     pipeline.print_warnings(result.diagnostics)
-    _emit(result.files, RUNTIME_ROOT, options.selected, verify_only)
+    _emit(result.files, RUNTIME_ROOT, options.selected, verify_only, WELLKNOWN_ROOT)
 
 
 if __name__ == "__main__":

@@ -136,7 +136,7 @@ def test_refuses_to_overwrite_a_file_kgen_did_not_write(cli, project):
     models.write_text("# my own models\n")
     result = cli(["generate"], project)
     assert result.exit_code == 2
-    assert "refusing to overwrite files kgen did not generate: generated/widgets/v1/models.py" in result.output
+    assert "refusing to write: generated/widgets/v1/models.py is a file kgen did not generate" in result.output
     assert models.read_text() == "# my own models\n"
 
 
