@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kgen-installed
 
-.PHONY: generate verify test bench bootstrap-runtime clean
+.PHONY: generate verify test fuzz bench bootstrap-runtime clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ verify: $(STAMP)
 ## Run the whole test suite.
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+## Fuzz kgen with thousands of mutated API sources (RUNS=N, SEED=N); prints what broke.
+fuzz: $(STAMP)
+	$(BIN)/python -m tests.sourcefuzz --runs $(or $(RUNS),3000) $(if $(SEED),--seed $(SEED))
 
 ## Run the benchmarks (prints ratios against the alternatives); K8S_API=DIR (a checkout of
 ## k8s.io/api) adds generation on real inputs.

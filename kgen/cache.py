@@ -21,7 +21,7 @@ import black
 from kgen.hooks import HOOK_MODULES
 from kgen.diagnostics import Diagnostic, Diagnostics, Position, Severity, display_path
 from kgen.options import Options
-from kgen.render import GeneratedFile, cache_root
+from kgen.render import TEMPLATES, GeneratedFile, cache_root, template_overrides
 from kgen.source.modules import ModFileError, Workspace
 
 _KGEN_ROOT = Path(__file__).resolve().parent
@@ -32,10 +32,11 @@ _HOOK_FILES = {f"{module}.py" for module in HOOK_MODULES}
 @lru_cache(maxsize=1)
 def _kgen_fingerprint() -> str:
     digest = hashlib.sha256()
-    for path in sorted(_KGEN_ROOT.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts and path.suffix in (".py", ".j2", ".go"):
-            digest.update(path.relative_to(_KGEN_ROOT).as_posix().encode() + b"\0")
-            digest.update(path.read_bytes())
+    for root in (_KGEN_ROOT, TEMPLATES):
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix in (".py", ".j2", ".go"):
+                digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+                digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
@@ -51,7 +52,7 @@ def run_key(options: Options, bootstrap: bool) -> str:
         "only": list(options.only),
         "tags": sorted(options.tags),
         "hooks_package": options.hooks_package,
-        "crd": [options.crd_max_description_length, options.crd_embedded_object_meta],
+        "crd": [options.crd_max_description_length, options.crd_embedded_object_meta, options.crd_conversion],
         "bootstrap": bootstrap,
         "shown_as": display_path(options.input),  # diagnostics name paths relative to the working directory
         "import_map": {k: display_path(v) for k, v in sorted(options.import_map.items())},
@@ -72,6 +73,8 @@ def run_key(options: Options, bootstrap: bool) -> str:
                 digest.update(b"\0go\0" + str(path).encode() + b"\0" + path.read_bytes())
             else:
                 roots.append(path)
+    for template in template_overrides(options.templates):
+        digest.update(b"\0template\0" + str(template).encode() + b"\0" + template.read_bytes())
     for root in roots:
         digest.update(b"\0root\0" + str(root).encode())
         if not root.is_dir():

@@ -2,6 +2,9 @@
 
 Exit codes: 0 ok, 1 generated files drifted (verify), 2 bad input or settings,
 3 internal error (a bug in kgen: please report it with the input that caused it).
+Conventions: `-h`, `-q`/`-v`, colour on a terminal only (`NO_COLOR`), progress on a
+terminal for runs over a second, settings found in the nearest pyproject.toml with a
+`[tool.kgen]` table, shell completion through click (`_KGEN_COMPLETE=bash_source kgen`).
 """
 
 from __future__ import annotations
@@ -17,12 +20,13 @@ from pathlib import Path
 
 import click
 
-from kgen import __version__
+from kgen import __version__, deepstack
+from kgen.console import NORMAL, QUIET, VERBOSE, Console
 from kgen.diagnostics import InputError
 from kgen.emit import EmitError, Mode, emit
 from kgen.generators import GENERATORS, PLANNED, RUNTIME_GENERATORS
 from kgen.markers.registry import REGISTRY
-from kgen.options import Options, OptionsError, resolve_options
+from kgen.options import Options, OptionsError, find_config, resolve_options
 
 EXIT_DRIFT = 1
 EXIT_INPUT = 2
@@ -30,8 +34,18 @@ EXIT_INTERNAL = 3
 RUNTIME_ROOT = Path(__file__).resolve().parent / "runtime" / "apimachinery"
 
 
+EXIT_CODES = """\b
+Exit codes:
+  0  done (verify: nothing drifted)
+  1  generated files drifted (--check / --verify-only)
+  2  bad input or settings (every problem is printed as path:line:col)
+  3  a bug in kgen (set KGEN_DEBUG=1 for the traceback and report it)"""
+
+_console = Console()
+
+
 def _input_options(function):
-    """The flags that say where the API types are."""
+    """The flags that say where the API types are, and how much to say."""
     decorators = [
         click.option("--input", "input_dir", metavar="DIR", help="Directory of Go API types (default: apis)."),
         click.option("--module", metavar="PATH", help="Go import path of the input directory (default: from its go.mod)."),
@@ -44,14 +58,29 @@ def _input_options(function):
             "-v", "--verbose", is_flag=True,
             help="Also show notes, and warnings about third-party packages (the module cache, vendor/, import maps).",
         ),  # fmt: skip
+        click.option("-q", "--quiet", is_flag=True, help="Print errors and diffs only."),
         click.option(
-            "--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
-            default=Path("pyproject.toml"), show_default=True, help="File with a [tool.kgen] table.",
+            "--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+            help="The pyproject.toml with the [tool.kgen] table (default: the nearest one, here or above).",
         ),  # fmt: skip
     ]
     for decorator in reversed(decorators):
         function = decorator(function)
-    return function
+    return _with_console(function)
+
+
+def _with_console(function):
+    """Set up this run's console from -q/-v before the command runs."""
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        global _console
+        quiet = kwargs.pop("quiet", False)
+        verbosity = VERBOSE if kwargs.get("verbose") else QUIET if quiet else NORMAL
+        _console = Console(verbosity)
+        return function(*args, **kwargs)
+
+    return wrapper
 
 
 def _guarded(function):
@@ -60,22 +89,31 @@ def _guarded(function):
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
         try:
-            return function(*args, **kwargs)
+            return deepstack.run(function, *args, **kwargs)
+        except RecursionError:
+            _console.error(
+                f"the API's types reach each other more than {deepstack.RECURSION_LIMIT // 10:,} levels "
+                "deep, more than kgen follows; break the chain with a type of arbitrary JSON "
+                "(runtime.RawExtension) somewhere along it"
+            )
+            sys.exit(EXIT_INPUT)
         except InputError as err:
             for diagnostic in err.diagnostics:
                 if diagnostic.severity.value != "note":
-                    click.echo(str(diagnostic), err=True)
+                    _console.diagnostic(diagnostic)
             errors = sum(1 for d in err.diagnostics if d.severity.value == "error")
+            _console.clear_progress()
             click.echo(f"kgen: {errors} error{'s' if errors != 1 else ''} in the input; nothing was written", err=True)
             sys.exit(EXIT_INPUT)
         except (OptionsError, EmitError) as err:
-            click.echo(f"kgen: error: {err}", err=True)
+            _console.error(str(err))
             sys.exit(EXIT_INPUT)
         except click.exceptions.Exit:
             raise
         except click.ClickException:
             raise
         except Exception as err:  # noqa: BLE001 - the last line of defence
+            _console.clear_progress()
             if os.environ.get("KGEN_DEBUG"):
                 traceback.print_exc()
             click.echo(
@@ -88,9 +126,12 @@ def _guarded(function):
     return wrapper
 
 
-def _options(config_path, input_dir, module, import_map, tags, output=None, only=None) -> Options:
+def _options(config_path, input_dir, module, import_map, tags, output=None, only=None, strict=None) -> Options:
+    if config_path is not None and not config_path.exists():  # /dev/null: no settings
+        raise OptionsError(f"--config {config_path}: no such file")
+    found = config_path if config_path is not None else find_config(Path.cwd())
     return resolve_options(
-        config_path=config_path,
+        config_path=found if found is not None else Path.cwd() / "pyproject.toml",
         input=input_dir,
         output=output,
         module=module,
@@ -99,24 +140,54 @@ def _options(config_path, input_dir, module, import_map, tags, output=None, only
         tags=tags,
         registered=tuple(GENERATORS),
         planned=PLANNED,
+        strict=strict,
+        require_module=True,
     )
 
 
-@click.group()
-@click.version_option(__version__, prog_name="kgen")
+@click.group(
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    epilog=EXIT_CODES + """
+
+\b
+Start a new API repository:        kgen init --group widgets.example.com --kind Widget
+Generate generated/ from apis/:    kgen generate
+Check that generated/ is current:  kgen generate --check
+Shell completion (bash):           eval "$(_KGEN_COMPLETE=bash_source kgen)"
+""",
+)
+@click.version_option(__version__, "-V", "--version", prog_name="kgen")
 def main() -> None:
-    """kgen: code generation for Kubernetes-style APIs in Python."""
+    """kgen: schema and code generation for Kubernetes-style APIs in Python.
+
+    Reads Go-style API types (apis/<group>/<version>/types.go) and writes models,
+    deepcopy, defaulters, conversion, validation, protobuf, OpenAPI, CRDs and typed
+    clients into generated/. Settings come from [tool.kgen] in pyproject.toml."""
     # A run builds a large graph that lives until the end (the IR, schemas, the files), and
     # the default thresholds rescan it every few hundred allocations; with these (mypy's),
     # generating 2,000 types takes a fifth less time. Cycles are still collected.
     gc.set_threshold(200_000, 30, 30)
 
 
-@main.command()
+@main.command(
+    epilog=EXIT_CODES + """
+
+\b
+Examples:
+  kgen generate                          everything [tool.kgen] configures
+  kgen generate --only models,deepcopy   just these generators' files
+  kgen generate --check                  the pre-commit / CI drift check
+  kgen generate --strict -q              warnings fail the run; print only problems
+""",
+)
 @_input_options
 @click.option("--output", metavar="DIR", help="Where generated files go (default: generated).")
 @click.option("--only", metavar="GEN[,GEN]", help=f"Only these generators: {', '.join(GENERATORS)}.")
-@click.option("--verify-only", is_flag=True, help="Write nothing; exit 1 with a diff when generated files drifted.")
+@click.option(
+    "--verify-only", "--check", "verify_only", is_flag=True,
+    help="Write nothing; exit 1 with a diff when generated files drifted.",
+)  # fmt: skip
+@click.option("--strict", is_flag=True, default=None, help="Warnings are errors (exit 2); also `strict = true` in [tool.kgen].")
 @click.option(
     "--force", is_flag=True,
     help="Write into an output directory kgen would refuse: one holding files but no kgen output, the home "
@@ -132,13 +203,16 @@ def main() -> None:
 )  # fmt: skip
 @_guarded
 def generate(
-    config_path, input_dir, module, import_map, tags, verbose, output, only, verify_only, force,
+    config_path, input_dir, module, import_map, tags, verbose, output, only, verify_only, strict, force,
     crd_max_description_length, crd_embedded_object_meta,
 ) -> None:  # fmt: skip
-    """Generate code from the API types into the output directory."""
+    """Generate code from the API types into the output directory.
+
+    Generation is all-or-nothing: on any error nothing is written, and files kgen did not
+    generate are never overwritten or deleted."""
     from kgen import pipeline
 
-    options = _options(config_path, input_dir, module, import_map, tags, output, only)
+    options = _options(config_path, input_dir, module, import_map, tags, output, only, strict or None)
     options = dataclasses.replace(
         options,
         crd_max_description_length=(
@@ -148,18 +222,39 @@ def generate(
             crd_embedded_object_meta if crd_embedded_object_meta is not None else options.crd_embedded_object_meta
         ),
     )  # fmt: skip
-    result = pipeline.generate(options)
-    pipeline.print_warnings(result.diagnostics, verbose)
-    _emit(result.files, options.output, options.selected, verify_only, options.input, force)
+    result = pipeline.generate(options, progress=_console.progress)
+    shown = _console.warnings(result.diagnostics)
+    if options.strict and shown:
+        _console.error(f"{shown} warning{'s' if shown != 1 else ''}, and warnings are errors (--strict); nothing was written")
+        sys.exit(EXIT_INPUT)
+    targets = [(options.output, result.files, options.selected)]
+    if options.crd_output is not None and "crd" in options.selected:
+        # CRDs in a directory of their own (kubebuilder's config/crd/bases), like controller-gen's
+        # output:crd:artifacts:config: written, checked and cleaned as a second output root.
+        crds = [dataclasses.replace(f, path=f.path.removeprefix("crds/")) for f in result.files if f.generator == "crd"]
+        rest = [f for f in result.files if f.generator != "crd"]
+        targets = [
+            (options.output, rest, tuple(g for g in options.selected if g != "crd")),
+            (options.crd_output, crds, ("crd",)),
+        ]
+    _emit(targets, verify_only, options.input, force)
 
 
-def _emit(files, output: Path, scope: tuple[str, ...], verify_only: bool, input_dir: Path, force: bool = False) -> None:
+def _emit(targets, verify_only: bool, input_dir: Path, force: bool = False) -> None:
+    """Write or check each (root, files, generators) target; every target is checked before
+    any is written, so a problem with the second leaves the first untouched too."""
     mode = Mode.CHECK if verify_only else Mode.WRITE
-    report = emit(files, output, mode, scope, input_dir=input_dir, force=force)
-    for diff in report.diffs:
-        click.echo(diff, nl=False)
-    click.echo(report.summary(mode), err=True)
-    if mode is Mode.CHECK and report.drifted:
+    _console.progress("checking" if verify_only else "writing")
+    if mode is Mode.WRITE and len(targets) > 1:
+        for root, files, scope in targets:
+            emit(files, root, Mode.CHECK, scope, input_dir=input_dir, force=force)
+    reports = [emit(files, root, mode, scope, input_dir=input_dir, force=force) for root, files, scope in targets]
+    _console.clear_progress()
+    for report in reports:
+        for diff in report.diffs:
+            click.echo(diff, nl=False)
+        _console.summary(report.summary(mode))
+    if mode is Mode.CHECK and any(report.drifted for report in reports):
         sys.exit(EXIT_DRIFT)
 
 
@@ -179,7 +274,7 @@ def ir(config_path, input_dir, module, import_map, tags, verbose, output_file, s
     else:
         options = _options(config_path, input_dir, module, import_map, tags)
         universe, diagnostics = pipeline.build(options)
-        pipeline.print_warnings(diagnostics, verbose)
+        _console.warnings(diagnostics)
         document = universe.model_dump(mode="json")
     text = json.dumps(document, indent=2, sort_keys=False) + "\n"
     if output_file:
@@ -211,7 +306,7 @@ def protobuf_tags(config_path, input_dir, module, import_map, tags, verbose, wri
     universe, diagnostics = pipeline.build(options)
     additions = missing(universe, diagnostics)
     diagnostics.raise_if_errors()
-    pipeline.print_warnings(diagnostics, verbose)
+    _console.warnings(diagnostics)
     if not additions:
         click.echo("kgen: every member of a protobuf package has a protobuf tag", err=True)
         return
@@ -224,6 +319,46 @@ def protobuf_tags(config_path, input_dir, module, import_map, tags, verbose, wri
     click.echo(f"kgen: added {len(additions)} protobuf tags in {len(files)} files", err=True)
 
 
+@main.command(
+    epilog=EXIT_CODES + """
+
+\b
+Example:
+  kgen init --group widgets.example.com --kind Widget --module github.com/you/widgets/apis
+  kgen generate && python -c "from generated.widgets.v1 import Widget; print(Widget())"
+""",
+)
+@click.option("--group", default="widgets.example.com", show_default=True, help="The API group (a DNS subdomain).")
+@click.option("--version", "api_version", default="v1", show_default=True, help="The API version.")
+@click.option("--kind", default="Widget", show_default=True, help="The kind to start with.")
+@click.option("--module", metavar="PATH", help="Go import path of apis/ (default: example.com/<project>/apis).")
+@click.option(
+    "--dir", "directory", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
+    show_default=True, help="The repository to set up.",
+)  # fmt: skip
+@_guarded
+def init(group: str, api_version: str, kind: str, module: str | None, directory: Path) -> None:
+    """Set up an API repository: apis/<group>/<version>/ with one kind, [tool.kgen] in
+    pyproject.toml and a pre-commit hook. Existing files are left alone."""
+    from kgen import scaffold
+
+    try:
+        plan = scaffold.plan(directory, group, api_version, kind, module)
+        directory.mkdir(parents=True, exist_ok=True)
+        written, kept = scaffold.write(plan)
+    except scaffold.ScaffoldError as err:
+        raise OptionsError(str(err)) from None
+    for path in written:
+        click.echo(f"created {path}")
+    for path in kept:
+        click.echo(f"kept    {path} (it exists)")
+    click.echo(
+        f"\nNext: edit {plan.package_dir}/types.go, then `kgen generate`; import your types with "
+        f"`from generated.{plan.group.split('.')[0]}.{plan.version} import {plan.kind}`."
+        + ("" if module else f"\nSet module in [tool.kgen] to your repository's Go import path (now {plan.module}).")
+    )
+
+
 @main.command(name="bootstrap-runtime")
 @click.option("--verify-only", is_flag=True, help="Write nothing; exit 1 when kgen's runtime models drifted.")
 @_guarded
@@ -234,8 +369,8 @@ def bootstrap_runtime(verify_only: bool) -> None:
 
     options = Options(input=WELLKNOWN_ROOT, output=RUNTIME_ROOT, module="", generators=RUNTIME_GENERATORS)
     result = pipeline.generate(options, bootstrap=True)
-    pipeline.print_warnings(result.diagnostics)
-    _emit(result.files, RUNTIME_ROOT, options.selected, verify_only, WELLKNOWN_ROOT)
+    _console.warnings(result.diagnostics)
+    _emit([(RUNTIME_ROOT, result.files, options.selected)], verify_only, WELLKNOWN_ROOT)
 
 
 if __name__ == "__main__":

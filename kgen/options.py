@@ -34,16 +34,46 @@ class Options:
     """controller-gen's crd:maxDescLen (`[tool.kgen.crd] max-description-length`)."""
     crd_embedded_object_meta: bool = False
     """controller-gen's crd:generateEmbeddedObjectMeta (`[tool.kgen.crd] embedded-object-meta`)."""
+    crd_output: Path | None = None
+    """Where CRD manifests go instead of `<output>/crds` (controller-gen's
+    `output:crd:artifacts:config=config/crd/bases`; `[tool.kgen.crd] output`)."""
+    crd_conversion: dict[str, Any] = field(default_factory=dict)
+    """The conversion webhook of multi-version CRDs (`[tool.kgen.crd.conversion]`: service-name,
+    service-namespace, path, port); without it, their conversion strategy is None."""
+    strict: bool = False
+    """Warnings are errors (`--strict`, `strict = true`)."""
+    templates: Path | None = None
+    """A directory whose templates replace kgen's of the same path (`[tool.kgen] templates`,
+    default `templates/` beside the pyproject.toml when it exists)."""
 
     @property
     def selected(self) -> tuple[str, ...]:
         return self.only or self.generators
 
 
+def find_config(start: Path) -> Path | None:
+    """The nearest pyproject.toml at or above `start` that has a `[tool.kgen]` table (as ruff
+    finds its settings), so kgen runs the same from any directory of the project."""
+    directory = start.resolve()
+    for candidate in (directory, *directory.parents):
+        path = candidate / "pyproject.toml"
+        if path.is_file():
+            try:
+                data = tomllib.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                continue
+            tool = data.get("tool")
+            if isinstance(tool, dict) and "kgen" in tool:
+                return path
+    return None
+
+
 def load_config(path: Path) -> tuple[dict[str, Any], Path]:
     """The `[tool.kgen]` table of a pyproject.toml and the directory paths are relative to."""
     if not path.is_file():
-        return {}, path.parent
+        # no settings: paths are relative to where kgen runs (`--config /dev/null`), or to
+        # where the file would be
+        return {}, Path.cwd() if path.exists() else path.parent
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as err:
@@ -51,7 +81,10 @@ def load_config(path: Path) -> tuple[dict[str, Any], Path]:
     table = data.get("tool", {}).get("kgen", {})
     if not isinstance(table, dict):
         raise OptionsError(f"{path}: [tool.kgen] must be a table")
-    known = {"input", "output", "module", "import-map", "import_map", "generators", "tags", "hooks-package", "crd"}
+    known = {
+        "input", "output", "module", "import-map", "import_map", "generators", "tags", "hooks-package", "crd",
+        "strict", "templates",
+    }  # fmt: skip
     unknown = sorted(set(table) - known)
     if unknown:
         raise OptionsError(f"{path}: unknown [tool.kgen] settings: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
@@ -66,11 +99,30 @@ def load_config(path: Path) -> tuple[dict[str, Any], Path]:
         raise OptionsError(f"{path}: [tool.kgen.crd] max-description-length must be a whole number >= 0, got {length!r}")
     if not isinstance(crd.get("embedded-object-meta", False), bool):
         raise OptionsError(f"{path}: [tool.kgen.crd] embedded-object-meta must be true or false")
+    for key in ("output",):
+        if key in crd and (not isinstance(crd[key], str) or not crd[key]):
+            raise OptionsError(f"{path}: [tool.kgen.crd] {key} must be a directory path")
+    conversion = crd.get("conversion", {})
+    if not isinstance(conversion, dict) or set(conversion) - _CONVERSION_SETTINGS:
+        raise OptionsError(
+            f"{path}: [tool.kgen.crd.conversion] takes {', '.join(sorted(_CONVERSION_SETTINGS))} "
+            "(the webhook Service that converts between versions)"
+        )
+    for key, value in conversion.items():
+        if key == "port" and (not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 65535):
+            raise OptionsError(f"{path}: [tool.kgen.crd.conversion] port must be a port number, got {value!r}")
+        if key != "port" and (not isinstance(value, str) or not value):
+            raise OptionsError(f"{path}: [tool.kgen.crd.conversion] {key} must be a non-empty string")
+    if conversion and not {"service-name", "service-namespace"} <= set(conversion):
+        raise OptionsError(f"{path}: [tool.kgen.crd.conversion] needs service-name and service-namespace")
+    if not isinstance(table.get("strict", False), bool):
+        raise OptionsError(f"{path}: [tool.kgen] strict must be true or false")
     return table, path.parent
 
 
-_CRD_SETTINGS = {"max-description-length", "embedded-object-meta"}
+_CRD_SETTINGS = {"max-description-length", "embedded-object-meta", "output", "conversion"}
 """controller-gen's crd options, as `[tool.kgen.crd]` names them."""
+_CONVERSION_SETTINGS = {"service-name", "service-namespace", "path", "port"}
 
 
 def parse_import_map(entries: list[str] | dict[str, str], base: Path) -> dict[str, Path]:
@@ -99,6 +151,8 @@ def resolve_options(
     crd_embedded_object_meta: bool | None = None,
     registered: tuple[str, ...],
     planned: tuple[str, ...] = (),
+    strict: bool | None = None,
+    require_module: bool = False,
 ) -> Options:
     """Merge flags over the config file over defaults, and check the result."""
     config, base = load_config(config_path)
@@ -113,6 +167,12 @@ def resolve_options(
             module_path = Workspace.find(input_dir).import_path_of(input_dir) or ""
         except ModFileError as err:
             raise OptionsError(str(err)) from None
+    if not module_path and require_module:
+        raise OptionsError(
+            f"kgen cannot tell the Go import path of {input_dir}: there is no go.mod in it or above it, and no "
+            "module is set; set it in pyproject.toml ([tool.kgen] module = \"example.com/project/apis\"), pass "
+            "--module, or add a go.mod (OpenAPI definition names and protobuf packages come from it)"
+        )
     mapping = parse_import_map(config.get("import-map", config.get("import_map", {})), base)
     mapping.update(parse_import_map(list(import_map), cwd))
     generators = tuple(config.get("generators", registered))
@@ -140,7 +200,20 @@ def resolve_options(
             crd_embedded_object_meta if crd_embedded_object_meta is not None
             else bool(config.get("crd", {}).get("embedded-object-meta", False))
         ),
+        crd_output=(base / config["crd"]["output"]) if config.get("crd", {}).get("output") else None,
+        crd_conversion=dict(config.get("crd", {}).get("conversion", {})),
+        strict=strict if strict is not None else bool(config.get("strict", False)),
+        templates=_templates(config, base),
     )  # fmt: skip
+
+
+def _templates(config: dict[str, Any], base: Path) -> Path | None:
+    if "templates" in config:
+        if not isinstance(config["templates"], str) or not (base / config["templates"]).is_dir():
+            raise OptionsError(f"[tool.kgen] templates = {config['templates']!r} is not a directory")
+        return base / config["templates"]
+    default = base / "templates"
+    return default if default.is_dir() else None
 
 
 def _check_generators(names: tuple[str, ...], registered: tuple[str, ...], planned: tuple[str, ...], where: str) -> None:

@@ -7,15 +7,16 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from kgen import cache
-from kgen.diagnostics import Diagnostics, Severity
-from kgen.generators import CHECKS, GENERATORS, GeneratorOptions
+from kgen.diagnostics import Diagnostics, Severity, display_path
+from kgen.generators import CHECKS, GENERATORS, GeneratorOptions, crd
 from kgen.ir.build import BuildOptions, build_universe
 from kgen.ir.model import Universe
 from kgen.options import Options
-from kgen.render import GeneratedFile, format_files
+from kgen.render import GeneratedFile, format_files, use_templates
 
 
 @dataclass
@@ -44,27 +45,44 @@ def build(options: Options, *, bootstrap: bool = False, diagnostics: Diagnostics
     return universe, diagnostics
 
 
-def generate(options: Options, *, bootstrap: bool = False, use_cache: bool = True) -> Result:
+def generate(
+    options: Options,
+    *,
+    bootstrap: bool = False,
+    use_cache: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> Result:
     """Build the IR and run the configured generators; return the selected generators' files.
 
-    An identical earlier run (same input bytes, kgen, options) is answered from the cache."""
+    An identical earlier run (same input bytes, kgen, options) is answered from the cache.
+    `progress(status)` hears what the run is doing (the console shows it on a terminal)."""
+    say = progress or (lambda status: None)
     key = cache.run_key(options, bootstrap) if use_cache else None
     if key is not None and (hit := cache.load(key)) is not None:
         return Result(None, *hit)
+    say(f"reading {display_path(options.input)}")
+    use_templates(options.templates)
     universe, diagnostics = build(options, bootstrap=bootstrap)
     for name in options.selected:  # a generator that does not run cannot fail
         if name in CHECKS:
             CHECKS[name](universe, diagnostics)
     diagnostics.raise_if_errors()
     generator_options = GeneratorOptions(
-        generators=options.generators,
+        # What modules import of each other is what this run generates (`--only` included):
+        # a package whose __init__ imports a module that was not generated does not import.
+        generators=options.selected,
         crd_max_description_length=options.crd_max_description_length,
         crd_embedded_object_meta=options.crd_embedded_object_meta,
+        crd_conversion=options.crd_conversion,
     )
     files: list[GeneratedFile] = []
-    for name in options.generators:
-        if name in options.selected:
-            files.extend(GENERATORS[name](universe, generator_options))
+    running = [name for name in options.generators if name in options.selected]
+    for index, name in enumerate(running, 1):
+        say(f"generating {name} ({index}/{len(running)})")
+        files.extend(GENERATORS[name](universe, generator_options))
+    if "crd" in running:
+        crd.check_documents(universe, generator_options, diagnostics)
+    say(f"formatting {len(files)} files")
     files = format_files(files)
     if key is not None:
         cache.store(key, files, diagnostics)
@@ -73,7 +91,7 @@ def generate(options: Options, *, bootstrap: bool = False, use_cache: bool = Tru
 
 def print_warnings(diagnostics: Diagnostics, verbose: bool = False) -> None:
     """Print the warnings (and with `verbose`, the notes and the warnings about packages the
-    user did not write) to stderr, in file order."""
+    user did not write) to stderr, in file order (the CLI prints through kgen.console)."""
     hidden = 0
     for diagnostic in diagnostics.sorted():
         if diagnostic.severity is Severity.ERROR:

@@ -50,6 +50,9 @@ def evaluate(expression: str, self_value=None):
         ("'abc123def456'.find('[0-9]+')", "123"),
         ("'abc123def456'.findAll('[0-9]+')", ["123", "456"]),
         ("'abc123def456'.findAll('[0-9]+', 1)", ["123"]),
+        ("'baaac'.findAll('a*')", ["", "aaa", ""]),  # as Go's FindAllString: no empty match right after a match
+        (r"'\u0661'.matches('^\\d$') || matches('a\n', '^a$')", False),  # RE2: ASCII \d, $ at the very end
+        ("'x1'.matches('^[[:alpha:]][[:digit:]]$')", True),
         # URLs
         ("url('https://user@example.com:8443/a%20b?x=1&x=2').getHostname()", "example.com"),
         ("url('https://example.com:8443/a').getPort() + url('https://example.com:8443/a').getScheme()", "8443https"),

@@ -202,4 +202,4 @@ def test_unknown_crd_settings_are_named(tmp_path, cli):
     (tmp_path / "pyproject.toml").write_text('[tool.kgen]\ninput = "."\n[tool.kgen.crd]\nmaxDescLen = 1\n')
     result = cli(["generate", "--verify-only"], tmp_path)
     assert result.exit_code == 2
-    assert "unknown [tool.kgen.crd] settings: maxDescLen (known: embedded-object-meta, max-description-length)" in result.output
+    assert "unknown [tool.kgen.crd] settings: maxDescLen (known: conversion, embedded-object-meta, max-description-length, output)" in result.output

@@ -3,6 +3,8 @@ the user did not write (the module cache, vendor/, import maps), only with -v.""
 
 from __future__ import annotations
 
+import os
+
 from conftest import write_tree
 
 FILES = {
@@ -36,13 +38,13 @@ FILES = {
 def test_third_party_warnings_and_notes_only_with_verbose(cli, tmp_path):
     write_tree(tmp_path, FILES)
     args = ["generate", "--only", "models", "--module", "example.com/apis", "--import-map", "example.org/lib=third_party/lib"]
-    quiet = cli([*args, "--config", "none.toml"], tmp_path)
+    quiet = cli([*args, "--config", os.devnull], tmp_path)
     assert quiet.exit_code == 0, quiet.output
     lines = quiet.stderr.splitlines()
     assert "apis/shop/v1/types.go:6:8: warning: unknown marker +k8s:minimun; did you mean +k8s:minimum?" in lines
     assert not any("MaxLenght" in line or "note:" in line for line in lines), lines
     assert "kgen: 1 warning about third-party packages not shown (-v shows them)" in lines
-    verbose = cli([*args, "--config", "none.toml", "-v", "--verify-only"], tmp_path)
+    verbose = cli([*args, "--config", os.devnull, "-v", "--verify-only"], tmp_path)
     lines = verbose.stderr.splitlines()
     assert any("third_party/lib/v1/types.go:4:8: warning: unknown marker +kubebuilder:validation:MaxLenght" in line for line in lines), lines
     assert any("note: syntax error" in line and "inside a function body" in line for line in lines), lines

@@ -566,15 +566,15 @@ class FrobberClassList(_Model):
 
 
 _finish_models(
+    GitSource,
+    InlineSource,
     FrobberSource,
+    FrobberPort,
+    FrobberSchedule,
     FrobberSpec,
     FrobberStatus,
     Frobber,
-    FrobberSchedule,
     FrobberCommon,
-    FrobberPort,
-    GitSource,
-    InlineSource,
     FrobberList,
     FrobberClass,
     FrobberClassList,

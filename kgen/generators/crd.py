@@ -15,6 +15,7 @@ written out once and the recursion kept as preserved unknown fields, with a warn
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,8 +26,9 @@ from kgen.generators.options import GeneratorOptions
 from kgen.generators.scheme import storage, storage_kinds
 from kgen.generators.python import per_universe
 from kgen.generators.schema import SchemaBuilder
-from kgen.ir.model import Package, TypeDef, Universe
+from kgen.ir.model import Constraints, Package, TypeDef, TypeRef, Universe
 from kgen.render import GeneratedFile, header
+from kgen.runtime.validation import crdcost
 
 NAME = "crd"
 PRINTER_TYPES = ("integer", "number", "string", "boolean", "date")
@@ -295,18 +297,80 @@ def to_yaml(document: dict[str, Any], emitter: str = "libyaml" if "libyaml" in D
     return yaml.emit(events(document), Dumper=DUMPERS[emitter], width=80, allow_unicode=True)
 
 
-def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:
+def documents(universe: Universe, options: GeneratorOptions) -> list[tuple[Resource, dict[str, Any]]]:
+    """Every CRD manifest, with the run's options applied (description lengths, conversion)."""
     found, _ = resources(universe, options.crd_embedded_object_meta)
-    files = []
+    out = []
     for resource in found:
         document = manifest(resource)
         if options.crd_max_description_length is not None:
             for version in document["spec"]["versions"]:
                 version["schema"] = truncate_descriptions(version["schema"], options.crd_max_description_length)
+        if len(document["spec"]["versions"]) > 1:
+            document["spec"]["conversion"] = conversion_stanza(options.crd_conversion)
+        out.append((resource, document))
+    return out
+
+
+def conversion_stanza(webhook: dict[str, Any]) -> dict[str, Any]:
+    """How the API server converts between a multi-version CRD's versions: through the
+    configured webhook Service (kubebuilder's `/convert` on port 443 unless given), or not
+    at all (strategy None: only the apiVersion changes, which is right only when every
+    version has the same schema)."""
+    if not webhook:
+        return {"strategy": "None"}
+    service = {"name": webhook["service-name"], "namespace": webhook["service-namespace"],
+               "path": webhook.get("path", "/convert"), "port": webhook.get("port", 443)}  # fmt: skip
+    return {
+        "strategy": "Webhook",
+        "webhook": {"clientConfig": {"service": service}, "conversionReviewVersions": ["v1"]},
+    }
+
+
+def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:
+    files = []
+    for resource, document in documents(universe, options):
         path = f"crds/{resource.group}_{document['spec']['names']['plural']}.yaml"
         content = header(NAME, tuple(sorted({f"{v.package.import_path}" for v in resource.versions}))) + "---\n"
         files.append(GeneratedFile(path=path, content=content + to_yaml(document), generator=NAME))
     return files
+
+
+def _without_descriptions(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: _without_descriptions(v) for k, v in schema.items() if k != "description"}
+    if isinstance(schema, list):
+        return [_without_descriptions(v) for v in schema]
+    return schema
+
+
+CLIENT_SIDE_APPLY_LIMIT = 262_144
+"""Bytes of annotations an object may carry: what `kubectl apply` (client-side) writes the
+whole applied object into (kubectl.kubernetes.io/last-applied-configuration)."""
+
+
+def check_documents(universe: Universe, options: GeneratorOptions, diagnostics: Diagnostics) -> None:
+    """Warn about CRDs too large for client-side `kubectl apply` to annotate, and about
+    versions whose schemas differ with no conversion webhook to convert between them."""
+    for resource, document in documents(universe, options):
+        schemas = [_without_descriptions(v["schema"]) for v in document["spec"]["versions"]]
+        if document["spec"].get("conversion") == {"strategy": "None"} and any(x != schemas[0] for x in schemas):
+            diagnostics.warning(
+                Position.parse(resource.versions[0].kind.position),
+                f"the versions of {resource.kind} ({', '.join(v['name'] for v in document['spec']['versions'])}) "
+                "have different schemas, but the CRD has no conversion webhook: the API server would only change "
+                "their apiVersion; configure one in [tool.kgen.crd.conversion] (service-name, service-namespace)",
+            )
+        size = len(json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode())
+        if size <= CLIENT_SIDE_APPLY_LIMIT:
+            continue
+        kind = resource.versions[0].kind
+        diagnostics.warning(
+            Position.parse(kind.position),
+            f"the CRD of {resource.kind} is {size:,} bytes, more than the {CLIENT_SIDE_APPLY_LIMIT:,} bytes of "
+            "annotations client-side `kubectl apply` writes it into; set [tool.kgen.crd] max-description-length "
+            "(or --crd-max-description-length), or apply it with `kubectl apply --server-side`",
+        )
 
 
 # -- structural schema checks ------------------------------------------------------------------
@@ -354,6 +418,71 @@ def structural_problems(schema: dict[str, Any], path: str = "") -> list[tuple[st
     return problems
 
 
+def _check_rule_costs(universe: Universe, resource: Resource, version: Version, diagnostics: Diagnostics) -> None:
+    """The API server's limits on the estimated cost of CEL rules, each at its marker."""
+    where = Position.parse(version.kind.position)
+    found = crdcost.problems(version.schema)
+    over = {p.rule for p in found if p.rule is not None and "exceeds budget" in p.message}
+    for problem in found:
+        rule = problem.rule
+        if rule in over and "exceeds budget" not in problem.message:
+            continue  # already reported as over the limit on its own, at the same marker
+        at = _rule_position(universe, version.kind, rule) if rule is not None else None
+        what = f" {rule.part} {rule.expression!r}" if rule is not None else ""
+        diagnostics.error(
+            at or where, f"CRD {resource.kind} {version.package.version}:{what} at {problem.path}: {problem.message}; "
+            "the API server rejects the CRD"
+        )  # fmt: skip
+
+
+def _rule_position(universe: Universe, kind: TypeDef, rule: crdcost.RuleCost) -> Position | None:
+    """Where the marker of a rule of a CRD schema was written: found by following the
+    rule's way down the schema through the kind's fields, list items and map values."""
+    ref = TypeRef(kind="named", package=kind.package, name=kind.name)
+    owners: list[Constraints] = []
+    fallback = kind.position
+    for step in rule.steps:
+        ref, owners = _owners_of(universe, ref, owners)
+        if step[0] == "properties":
+            if ref.kind != "named" or universe.resolve(ref).kind != "struct":
+                return None
+            member = next((f for f in universe.resolve(ref).fields if f.json_name == step[1]), None)
+            if member is None:
+                return None
+            owners = [member.validation, member.crd]
+            fallback = member.position or fallback
+            ref = member.type
+        else:
+            owners = [c.items for c in owners if c.items is not None]
+            if ref.kind not in ("slice", "map") or ref.elem is None:
+                return None
+            ref = ref.elem
+    _, owners = _owners_of(universe, ref, owners)
+    for constraints in owners:
+        for candidate in (*constraints.rules, *(r for g in constraints.gated for r in g.constraints.rules)):
+            text = candidate.rule if rule.part == "rule" else candidate.message_expression
+            if text == rule.expression and candidate.position:
+                return Position.parse(candidate.position)
+    return Position.parse(fallback) if fallback else None
+
+
+def _owners_of(universe: Universe, ref: TypeRef, owners: list[Constraints]) -> tuple[TypeRef, list[Constraints]]:
+    """A type reference without its pointers and named types, and the constraints of the
+    named types passed on the way (whose rules the schema states at the same place)."""
+    owners = list(owners)
+    while ref.kind == "pointer" or ref.kind == "named":
+        if ref.kind == "pointer":
+            assert ref.elem is not None
+            ref = ref.elem
+            continue
+        typedef = universe.resolve(ref)
+        owners += [typedef.validation, typedef.crd]
+        if typedef.kind != "named" or typedef.underlying is None:
+            break
+        ref = typedef.underlying
+    return ref, owners
+
+
 def check(universe: Universe, diagnostics: Diagnostics) -> None:
     """Every CRD schema must be structural; versions and printer columns must make sense."""
     found, builder = resources(universe)
@@ -374,6 +503,7 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
                 diagnostics.error(
                     where, f"CRD {resource.kind} {version.package.version}: schema is not structural at {path}: {problem}"
                 )
+            _check_rule_costs(universe, resource, version, diagnostics)
             for marker in version.kind.markers:
                 if marker.name != "kubebuilder:printcolumn":
                     continue

@@ -135,7 +135,7 @@ def _models_file(universe: Universe, package: Package) -> GeneratedFile:
                 enums.append(_enum(context, typedef, base))
                 order.append(("enum", typedef.python_name))
             else:
-                aliases.append(AliasView(typedef.python_name, context.annotation(typedef.underlying), typedef.doc))
+                aliases.append(AliasView(typedef.python_name, _alias_target(context, typedef), typedef.doc))
                 order.append(("alias", typedef.python_name))
         else:
             classes.append(_class(context, package, typedef))
@@ -152,11 +152,22 @@ def _models_file(universe: Universe, package: Package) -> GeneratedFile:
         imports=context.import_lines(),
         definitions=definitions,
         classes=classes,
+        finish_order=finish_order(package, [c.name for c in classes]),
         exported=[name for _, name in order],
         uses_string_option=any(f.json_string for t in package.types for f in t.fields),
         docstring=docstring,
         literal_tuple=literal_tuple,
     )
+
+
+def _alias_target(context: ModuleContext, typedef: TypeDef) -> str:
+    """What an alias stands for; a type that refers back to itself (`type L []L`) is a
+    recursive alias, which pydantic validates level by level as Go decodes it."""
+    if typedef.recursive_underlying is None:
+        return context.annotation(typedef.underlying)
+    context.imports[("typing_extensions", "TypeAliasType")] = "_TypeAliasType"
+    target = context.annotation(typedef.recursive_underlying)
+    return f"_TypeAliasType({py_string(typedef.python_name)}, {py_string(target)})"
 
 
 _INTS = ("int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64")
@@ -334,6 +345,44 @@ def ordered_types(universe: Universe, package: Package) -> list[TypeDef]:
 
     for typedef in package.types:
         visit(typedef, set())
+    return out
+
+
+def finish_order(package: Package, classes: list[str]) -> list[str]:
+    """The classes in the order `finish_models` builds them: what a class holds (through
+    pointers, lists, maps and aliases) before the class, so that pydantic finds each
+    referenced class built and reuses it instead of building it again inside, which
+    recurses once per level (a chain of 150 structs would exceed Python's stack)."""
+    local = {t.name: t for t in package.types}
+    by_python = {t.python_name: t for t in package.types}
+
+    def held(typedef: TypeDef) -> list[str]:
+        refs: list[TypeRef] = []
+        if typedef.kind == "struct":
+            for field in typedef.fields:
+                refs.extend(_named_refs(field.type))
+        elif typedef.kind == "named" and typedef.underlying is not None:
+            refs = _named_refs(typedef.underlying)
+        return [r.name for r in refs if r.package == package.import_path and r.name in local]
+
+    wanted = set(classes)
+    done: set[str] = set()
+    out: list[str] = []
+    for root in classes:
+        stack = [(by_python[root].name, iter(held(by_python[root])))]
+        seen = {by_python[root].name}
+        while stack:
+            name, pending = stack[-1]
+            child = next((c for c in pending if c not in seen and c not in done), None)
+            if child is not None:
+                seen.add(child)
+                stack.append((child, iter(held(local[child]))))
+                continue
+            stack.pop()
+            if name not in done:
+                done.add(name)
+                if local[name].python_name in wanted:
+                    out.append(local[name].python_name)
     return out
 
 

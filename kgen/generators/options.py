@@ -1,17 +1,22 @@
-"""Options every generator receives (what the user configured, not what --only selects)."""
+"""Options every generator receives: what the user configured, and the generators of the run."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
 class GeneratorOptions:
     generators: tuple[str, ...]
-    """The configured generators; files that wire modules together depend on this set."""
+    """The generators of this run (the configured ones, or those `--only` selects); files
+    that wire modules together (a package's `__init__`, `register.py`) import only theirs."""
     crd_max_description_length: int | None = None
     """Cut CRD descriptions longer than this at a sentence or word (0 drops them), as
     controller-gen's crd:maxDescLen: keeps large CRDs under the annotation size limit of
     client-side `kubectl apply`."""
     crd_embedded_object_meta: bool = False
     """controller-gen's crd:generateEmbeddedObjectMeta (see SchemaBuilder)."""
+    crd_conversion: dict[str, Any] = field(default_factory=dict)
+    """The conversion webhook Service of multi-version CRDs (service-name, service-namespace,
+    path, port); empty: their conversion strategy is None."""

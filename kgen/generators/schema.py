@@ -89,8 +89,19 @@ _CEL_FORMATS = {
     "k8s-label-key": "qualifiedName",
     "k8s-prefixed-label-key": "qualifiedName",
     "k8s-label-value": "labelValue",
-    "k8s-path-segment-name": "k8sPathSegmentName",
 }
+# A format the API server's CEL format library lacks, as plain CEL (apimachinery's
+# IsValidPathSegmentName: the checks, and the first message that applies).
+_PATH_SEGMENT_RULE = {
+    "rule": "self != '.' && self != '..' && !self.contains('/') && !self.contains('%')",
+    "messageExpression": (
+        "self == '.' ? \"may not be '.'\" : self == '..' ? \"may not be '..'\" : "
+        "self.contains('/') ? \"may not contain '/'\" : \"may not contain '%'\""
+    ),
+}
+_FORMAT_MAX_LENGTHS = {"k8s-short-name": 63, "k8s-long-name": 253, "k8s-label-key": 317,
+                       "k8s-prefixed-label-key": 317, "k8s-label-value": 63}  # fmt: skip
+"""The longest value each format accepts (a qualified name: a 253-character prefix, `/`, 63)."""
 _SCHEMA_FORMATS = {"k8s-uuid": "uuid", "k8s-ip": "ipv4", "uuid": "uuid"}
 
 
@@ -484,9 +495,15 @@ class SchemaBuilder:
             out["format"] = name
         elif name in _SCHEMA_FORMATS:
             out["format"] = _SCHEMA_FORMATS[name]
+        elif name == "k8s-path-segment-name":
+            rules.append(dict(_PATH_SEGMENT_RULE))
         elif name in _CEL_FORMATS:
+            # The API server bounds a rule's cost by the string's length: a format's own limit
+            # keeps its rule affordable; a message joining all problems could not be bounded.
+            if name in _FORMAT_MAX_LENGTHS:
+                out.setdefault("maxLength", _FORMAT_MAX_LENGTHS[name])
             rules.append({"rule": f"!format.{_CEL_FORMATS[name]}().validate(self).hasValue()",
-                          "messageExpression": f"format.{_CEL_FORMATS[name]}().validate(self).value().join('; ')"})  # fmt: skip
+                          "messageExpression": f"format.{_CEL_FORMATS[name]}().validate(self).value()[0]"})  # fmt: skip
 
     def union_rules(self, typedef: TypeDef) -> list[dict[str, Any]]:
         """Unions as CEL rules (what controller-gen writes for its one-of markers)."""

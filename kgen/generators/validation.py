@@ -41,7 +41,7 @@ from kgen.hooks import check_arity
 from kgen.ir.build import META_V1
 from kgen.ir.model import CelRule, Constraints, Field, Package, TypeDef, TypeRef, Union, Universe
 from kgen.render import GeneratedFile, render_python
-from kgen.runtime.validation import compile_re2
+from kgen.runtime.validation import regexp
 from kgen.runtime.validation.cel import KUBERNETES_FUNCTIONS, compile_error
 from kgen.runtime.validation.formats import FORMATS
 
@@ -309,15 +309,8 @@ def _marker_word(name: str) -> str:
 
 
 def _regex_problem(expression: str) -> str | None:
-    """Why RE2 (the API server's regular expressions) rejects an expression, or None."""
-    import re2
-
-    try:
-        compile_re2(expression)
-    except re2.error as err:
-        message = err.args[0] if err.args else str(err)
-        return message.decode() if isinstance(message, bytes) else str(message)
-    return None
+    """Why Go's regexp (RE2, the API server's regular expressions) rejects an expression, or None."""
+    return regexp.syntax_problem(expression)
 
 
 def _check_rule(
@@ -573,15 +566,15 @@ def _field_block(module: _Module, typedef: TypeDef, f: Field, constraints: Const
     value, old_value = "value", "old_value"
     here = f"(path, {py_string(f.json_name)})"
     c = f.validation if constraints is None else constraints
-    checks = _presence_and_value(module, c, f.type, value, old_value, "old is not None", "p", 1)
+    checks = _presence_and_value(module, c, f.type, value, old_value, "old is not None", _PATH, 1)
     if not checks:
         return []
     # The field's path is built once when a loop or a nested check needs it, else only with an error.
-    uses = [line for line in checks if re.search(r"(?<=[(\s])p(?=[,)])", line)]
+    uses = [line for line in checks if _PATH in line]
     if any("errors.append(" not in line for line in uses) or any(line.lstrip().startswith("for ") for line in checks):
-        body = [f"p = {here}", *checks]
+        body = [f"p = {here}", *(line.replace(_PATH, "p") for line in checks)]
     else:
-        body = [_replace_path(line, here) for line in checks]
+        body = [line.replace(_PATH, here) for line in checks]
     expected = _describe(module.universe, f.type)
     return [
         f"{value} = obj.{f.python_name}",
@@ -594,8 +587,10 @@ def _field_block(module: _Module, typedef: TypeDef, f: Field, constraints: Const
     ]
 
 
-def _replace_path(line: str, here: str) -> str:
-    return re.sub(r"(?<=[(\s])p(?=[,)])", here, line)
+_PATH = "\x00path\x00"
+"""Where a field's checks name its path, until it is known whether the path is built once
+(`p = (path, "name")`) or written where an error needs it. No generated string literal can
+hold it: string literals escape control characters."""
 
 
 def _describe(universe: Universe, ref: TypeRef) -> str:
@@ -1004,6 +999,8 @@ def _union_block(module: _Module, typedef: TypeDef, union: Union) -> list[str]:
     attrs = [by_json[m.json_name].python_name for m in members]
     if union.discriminator and union.discriminator in by_json:
         attrs.append(by_json[union.discriminator].python_name)
+    if not attrs:
+        return []  # reported where the union was declared
     watched = ", ".join(f"obj.{a}" for a in attrs)
     watched_old = ", ".join(f"old.{a}" for a in attrs)
     entries = []

@@ -934,6 +934,7 @@ class _Builder:
                     self.typedef(import_path, name)
         self._reach()
         self._check_value_cycles()
+        self._break_alias_cycles()
         self._match_default_keys()
         packages = [
             self.package(path, info)
@@ -1062,6 +1063,54 @@ class _Builder:
         for key in sorted(edges):
             if key not in state:
                 visit(key)
+
+    def _break_alias_cycles(self) -> None:
+        """Named non-struct types that refer back to themselves (`type L []L`, or `A []B` with
+        `B map[string]A`): through a list or map, legal Go whose JSON nests arrays or objects
+        (their self-references become arbitrary JSON in `underlying`, see
+        TypeDef.recursive_underlying); through pointers alone (`type P *P`), a type whose only
+        value is nil, which is an error."""
+        aliases = {key: t for key, t in self.typedefs.items() if t is not None and t.kind == "named" and t.underlying}
+
+        def targets(ref: TypeRef) -> list[tuple[tuple[str, str], bool]]:
+            """The aliases a type expression mentions, and whether a list or map is on the way."""
+            found, stack = [], [(ref, False)]
+            while stack:
+                current, container = stack.pop()
+                if current.kind == "named":
+                    if (current.package, current.name) in aliases:
+                        found.append(((current.package, current.name), container))
+                    continue
+                inner = container or current.kind in ("slice", "map")
+                stack.extend((r, inner) for r in (current.elem, current.key) if r is not None)
+            return found
+
+        edges = {key: targets(t.underlying) for key, t in aliases.items()}
+        in_cycle: dict[tuple[str, str], bool] = {}  # alias -> a list or map is on its cycle
+        for start in sorted(edges):
+            # every path from `start` back to itself, marking whether a container was passed
+            seen: dict[tuple[str, str], bool] = {}
+            stack = [(target, container) for target, container in edges[start]]
+            while stack:
+                key, container = stack.pop()
+                if key == start:
+                    in_cycle[start] = in_cycle.get(start, False) or container
+                    continue
+                if key in seen and (seen[key] or not container):
+                    continue
+                seen[key] = container or seen.get(key, False)
+                stack.extend((t, container or c) for t, c in edges.get(key, ()))
+        for key, through_container in sorted(in_cycle.items()):
+            typedef = aliases[key]
+            if not through_container:
+                self.diagnostics.error(
+                    Position(*_split_pos(typedef.position)),
+                    f"type {typedef.name} refers to itself through pointers alone, so its only value is nil; "
+                    "declare it as a struct, a list or a map",
+                )
+                continue
+            broken = _replace_named(typedef.underlying, set(in_cycle))
+            self.typedefs[key] = typedef.model_copy(update={"underlying": broken, "recursive_underlying": typedef.underlying})
 
     def _check_group_version(self, info: _SourceInfo, group: str, version: str) -> None:
         """A group is a DNS subdomain (or "" for the core group) and a version a DNS label
@@ -1234,6 +1283,18 @@ def _named_refs(ref: TypeRef):
         if current.kind == "named":
             yield current
         stack.extend(r for r in (current.elem, current.key) if r is not None)
+
+
+def _replace_named(ref: TypeRef, keys: set[tuple[str, str]]) -> TypeRef:
+    """The type expression with references to `keys` replaced by arbitrary JSON."""
+    if ref.kind == "named":
+        return TypeRef(kind="any") if (ref.package, ref.name) in keys else ref
+    update = {}
+    for name in ("elem", "key"):
+        child = getattr(ref, name)
+        if child is not None:
+            update[name] = _replace_named(child, keys)
+    return ref.model_copy(update=update) if update else ref
 
 
 def _holds_data(decl: TypeDecl) -> bool:

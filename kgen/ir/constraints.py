@@ -9,6 +9,9 @@ never look at markers themselves.
 
 from __future__ import annotations
 
+import math
+import re
+
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -182,14 +185,14 @@ def _enforced(markers: Iterable[Marker]):
 def _enum_value(value: Any) -> Any:
     """controller-gen's Enum values: numbers stay numbers, the rest are strings."""
     if isinstance(value, str):
-        try:
+        if re.fullmatch(r"-?(0|[1-9][0-9]*)", value):
             return int(value)
-        except ValueError:
-            try:
-                return float(value)
-            except ValueError:
-                return value
+        if _JSON_NUMBER.fullmatch(value) and math.isfinite(float(value)):
+            return float(value)  # only numbers JSON can hold: "NaN" and "1e999" stay strings
     return value
+
+
+_JSON_NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 
 
 def _rule(marker: Marker) -> CelRule:
@@ -239,14 +242,21 @@ def unions(
             for f in fields
             if f is not discriminator and f.optional
         )
-        found.append(
-            Union(
-                members=members,
-                discriminator=discriminator.json_name if discriminator else None,
-                origin="union",
-                position=union_marker.position,
+        if not members:
+            report(
+                union_marker.position,
+                "+union, but the struct has no optional field other than the discriminator: a union's members "
+                "are its optional fields; mark them +optional, or remove +union",
             )
-        )
+        else:
+            found.append(
+                Union(
+                    members=members,
+                    discriminator=discriminator.json_name if discriminator else None,
+                    origin="union",
+                    position=union_marker.position,
+                )
+            )
     elif deprecated:
         discriminator = next((f for f in own if f.has_marker("unionDiscriminator")), None)
         for f in deprecated:

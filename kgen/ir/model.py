@@ -292,6 +292,11 @@ class TypeDef(_Frozen):
     (their protobuf messages)."""
     fields: tuple[Field, ...] = ()
     underlying: TypeRef | None = None
+    recursive_underlying: TypeRef | None = None
+    """kind `named`: the type as written when it refers back to itself through lists or maps
+    (`type L []L`, legal Go whose JSON is nested arrays). `underlying` then has every such
+    self-reference replaced by arbitrary JSON (`any`), which is how generators that walk
+    types see it; the models type it exactly, as a recursive alias."""
     enum_values: tuple[EnumValue, ...] = ()
     is_enum: bool = False
     """The type's constants are its known values (open-ended string enum in Python)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import enum
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -63,10 +64,11 @@ def _int(text: str) -> int:
 
 def _number(text: str) -> int | float:
     text = grammar.unquote(text)
-    try:
-        return int(text) if re.fullmatch(r"[+-]?\d+", text) else float(text)
-    except ValueError:
-        raise ValueError(f"must be a number, got {text!r}") from None
+    if re.fullmatch(r"[+-]?\d+", text):
+        return int(text)
+    if re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", text) and math.isfinite(value := float(text)):
+        return value
+    raise ValueError(f"must be a number, got {text!r}")
 
 
 def _bool(text: str) -> bool:

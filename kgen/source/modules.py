@@ -84,7 +84,10 @@ def _tokens(line: str, path: Path, number: int) -> list[str]:
         if comment is not None:
             break
         if quoted is not None:
-            out.append(_unquote(quoted))
+            try:
+                out.append(_unquote(quoted))
+            except ValueError as err:
+                raise ModFileError(Position(display_path(path), number, match.start(2) + 1), str(err)) from None
         elif raw is not None:
             out.append(raw[1:-1])
         else:

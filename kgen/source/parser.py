@@ -26,7 +26,7 @@ from kgen.source.syntax import (
     TypeDecl,
     TypeExpr,
 )
-from kgen.source.tags import unquote_go
+from kgen.source.tags import GoStringError, unquote_go
 
 _GENERATED = re.compile(r"^// Code generated .* DO NOT EDIT\.$", re.MULTILINE)
 
@@ -42,6 +42,20 @@ def _comment_query():
     return tree_sitter.QueryCursor(tree_sitter.Query(language, "(comment) @comment"))
 
 
+MAX_TYPE_NESTING = 32
+"""Levels one type expression may nest (`[]map[string]*[]T` is four). Real API types use a
+handful; a generated Python annotation nests as deep, and Python's parser, pydantic and
+every generated walk over the value follow it level by level."""
+
+
+class TypeNestingError(Exception):
+    """A type expression nests deeper than `MAX_TYPE_NESTING`."""
+
+    def __init__(self, position: Position):
+        super().__init__(position)
+        self.position = position
+
+
 class _FileReader:
     """Walks one tree-sitter tree; holds the file's comment index while doing so."""
 
@@ -49,6 +63,7 @@ class _FileReader:
         self.path = path
         self.source = source
         self.lines = source.split(b"\n")
+        self._nesting = 0
         self.diagnostics = diagnostics
         self.blocks_by_last_line: dict[int, CommentBlock] = {}
         self.trailing_by_line: dict[int, CommentLine] = {}
@@ -132,6 +147,15 @@ class _FileReader:
     # -- types -----------------------------------------------------------------
 
     def type_expr(self, node: tree_sitter.Node) -> TypeExpr:
+        self._nesting += 1
+        try:
+            if self._nesting > MAX_TYPE_NESTING + 1:  # the innermost type is not a level
+                raise TypeNestingError(self.pos(node))
+            return self._type_expr(node)
+        finally:
+            self._nesting -= 1
+
+    def _type_expr(self, node: tree_sitter.Node) -> TypeExpr:
         kind = node.type
         position, text = self.pos(node), self.text(node)
         if kind == "type_identifier":
@@ -195,7 +219,11 @@ class _FileReader:
             tag = None
             if tag_node is not None:
                 raw = self.text(tag_node)
-                tag = raw[1:-1] if tag_node.type == "raw_string_literal" else unquote_go(raw[1:-1])
+                try:
+                    tag = raw[1:-1] if tag_node.type == "raw_string_literal" else unquote_go(raw[1:-1])
+                except GoStringError as err:
+                    self.diagnostics.error(self.pos(tag_node), f"{err}: the file must be valid Go")
+                    tag = None
             line = node.start_point.row + 1
             end_line = node.end_point.row + 1
             field_type = self.type_expr(type_node)
@@ -233,7 +261,7 @@ class _FileReader:
             out.append(
                 TypeDecl(
                     name=self.text(name_node),
-                    type=self.type_expr(spec.child_by_field_name("type")),
+                    type=self._type_expr(spec.child_by_field_name("type")),  # the declared type itself is not a level,
                     alias=spec.type == "type_alias",
                     doc=doc,
                     prior=self.prior_for(line, doc),
@@ -304,17 +332,21 @@ class _FileReader:
         ConstExpr = constexpr.ConstExpr
         kind = node.type
         text = self.text(node)
-        if kind == "interpreted_string_literal":
-            return ConstExpr("value", value=unquote_go(text[1:-1]))
+        if kind in ("interpreted_string_literal", "rune_literal"):
+            try:
+                decoded = unquote_go(text[1:-1])  # a rune's escapes are a string's
+            except GoStringError as err:
+                self.diagnostics.error(self.pos(node), f"{err}: the file must be valid Go")
+                return constexpr.UNKNOWN
+            if kind == "interpreted_string_literal":
+                return ConstExpr("value", value=decoded)
+            return ConstExpr("value", value=ord(decoded)) if len(decoded) == 1 else constexpr.UNKNOWN
         if kind == "raw_string_literal":
             return ConstExpr("value", value=text[1:-1].replace("\r", ""))  # Go drops carriage returns
         if kind == "int_literal":
             return ConstExpr("value", value=go_int(text))
         if kind == "float_literal":
             return ConstExpr("value", value=go_float(text))
-        if kind == "rune_literal":
-            decoded = unquote_go(text[1:-1])  # a rune's escapes are a string's
-            return ConstExpr("value", value=ord(decoded)) if len(decoded) == 1 else constexpr.UNKNOWN
         if kind == "iota":
             return ConstExpr("value", value=iota)
         if kind in ("true", "false"):
@@ -422,24 +454,33 @@ def parse_go_file(
     consts: list[ConstDecl] = []
     functions: list[str] = []
     known_consts: dict[str, object] = {}
-    for node in root.named_children:
-        if node.type == "import_declaration":
-            for spec in _descendants(node, "import_spec"):
-                path_node = spec.child_by_field_name("path")
-                name_node = spec.child_by_field_name("name")
-                imports.append(
-                    ImportDecl(
-                        alias=reader.text(name_node) if name_node is not None else "",
-                        path=reader.text(path_node)[1:-1],
-                        position=reader.pos(spec),
+    try:
+        for node in root.named_children:
+            if node.type == "import_declaration":
+                for spec in _descendants(node, "import_spec"):
+                    path_node = spec.child_by_field_name("path")
+                    name_node = spec.child_by_field_name("name")
+                    imports.append(
+                        ImportDecl(
+                            alias=reader.text(name_node) if name_node is not None else "",
+                            path=reader.text(path_node)[1:-1],
+                            position=reader.pos(spec),
+                        )
                     )
-                )
-        elif node.type == "type_declaration":
-            types.extend(reader.type_decls(node))
-        elif node.type == "const_declaration":
-            consts.extend(reader.const_decls(node, known_consts))
-        elif node.type == "function_declaration" and (name := node.child_by_field_name("name")) is not None:
-            functions.append(reader.text(name))
+            elif node.type == "type_declaration":
+                types.extend(reader.type_decls(node))
+            elif node.type == "const_declaration":
+                consts.extend(reader.const_decls(node, known_consts))
+            elif node.type == "function_declaration" and (name := node.child_by_field_name("name")) is not None:
+                functions.append(reader.text(name))
+    except TypeNestingError as err:
+        diagnostics.error(
+            err.position,
+            f"this type nests more than {MAX_TYPE_NESTING} levels deep (slices, maps, pointers and struct literals "
+            "inside each other), more than kgen supports: its Python annotation would nest as deep; "
+            "use a type of arbitrary JSON (runtime.RawExtension) for the inner levels",
+        )
+        return None
 
     package_name = reader.text(
         next(c for c in package_node.named_children if c.type == "package_identifier")

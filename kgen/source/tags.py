@@ -10,7 +10,10 @@ import re
 from dataclasses import dataclass
 
 _TAG_PAIR = re.compile(r'\s*([^\s:"\x00-\x1f]+):"((?:[^"\\]|\\.)*)"')
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "'": "'"}
+_ESCAPES = {
+    "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v",
+    "\\": "\\", "'": "'", '"': '"',
+}  # fmt: skip
 
 
 class TagError(ValueError):
@@ -18,37 +21,43 @@ class TagError(ValueError):
 
 
 def unquote_go(body: str) -> str:
-    """Unescape the body of a Go interpreted string literal."""
+    """Unescape the body of a Go interpreted string literal, as strconv.Unquote does.
+
+    Raises GoStringError (a ValueError) for an escape Go rejects (`\\q`, `\\x4`, `\\400`,
+    a surrogate), so that no caller turns bad input into a crash or a wrong value."""
     if "\\" not in body:
         return body
     out: list[str] = []
     i = 0
     while i < len(body):
         ch = body[i]
-        if ch != "\\" or i + 1 == len(body):
+        if ch != "\\":
             out.append(ch)
             i += 1
             continue
-        nxt = body[i + 1]
+        nxt = body[i + 1 : i + 2]
         if nxt in _ESCAPES:
             out.append(_ESCAPES[nxt])
             i += 2
-        elif nxt == "x":
-            out.append(chr(int(body[i + 2 : i + 4], 16)))
-            i += 4
-        elif nxt == "u":
-            out.append(chr(int(body[i + 2 : i + 6], 16)))
-            i += 6
-        elif nxt == "U":
-            out.append(chr(int(body[i + 2 : i + 10], 16)))
-            i += 10
-        elif nxt in "01234567":
-            out.append(chr(int(body[i + 1 : i + 4], 8)))
-            i += 4
-        else:
-            out.append(nxt)
-            i += 2
+            continue
+        width, base = {"x": (2, 16), "u": (4, 16), "U": (8, 16)}.get(nxt, (3, 8) if nxt and nxt in "01234567" else (0, 0))
+        if not width:
+            raise GoStringError(f"invalid escape sequence {body[i : i + 2]!r} in a Go string")
+        start = i + 2 if base == 16 else i + 1
+        digits = body[start : start + width]
+        allowed = "0123456789abcdefABCDEF" if base == 16 else "01234567"
+        if len(digits) != width or any(d not in allowed for d in digits):
+            raise GoStringError(f"invalid escape sequence {body[i : start + width]!r} in a Go string")
+        value = int(digits, base)
+        if (base == 8 and value > 255) or value > 0x10FFFF or 0xD800 <= value <= 0xDFFF and nxt in "uU":
+            raise GoStringError(f"escape sequence {body[i : start + width]!r} is not a valid character")
+        out.append(chr(value))
+        i = start + width
     return "".join(out)
+
+
+class GoStringError(ValueError):
+    """A Go string literal that strconv.Unquote rejects."""
 
 
 def parse_struct_tag(tag: str) -> dict[str, str]:
@@ -73,7 +82,10 @@ def read_struct_tag(tag: str) -> tuple[dict[str, str], str | None]:
                 f"malformed struct tag {tag!r}: expected key:\"value\" pairs separated by spaces"
                 + (f"; Go reads only {kept} from it" if pairs else "; Go reads nothing from it")
             )
-        key, value = match.group(1), unquote_go(match.group(2))
+        try:
+            key, value = match.group(1), unquote_go(match.group(2))
+        except GoStringError as err:
+            return pairs, f"malformed struct tag {tag!r}: {err}; Go reads nothing from it from there on"
         if key in pairs:
             return pairs, f"struct tag key {key!r} appears twice in {tag!r}; Go reads the first"
         pairs[key] = value
@@ -109,6 +121,9 @@ class JSONTag:
 
 
 _WIRE_TYPES = {"bytes", "varint", "fixed32", "fixed64", "zigzag32", "zigzag64", "group"}
+
+
+_PROTO_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +166,11 @@ class ProtobufTag:
             elif "=" in part:
                 key, _, val = part.partition("=")
                 if key == "name":
+                    if not _PROTO_IDENTIFIER.fullmatch(val):
+                        raise TagError(
+                            f"protobuf tag {value!r}: name {val!r} is not a protobuf field name "
+                            "(letters, digits and underscores, not starting with a digit)"
+                        )
                     name = val
                 else:
                     options.append((key, val))

@@ -135,7 +135,7 @@ type FrobberSpec struct {
 	Schedule *FrobberSchedule `json:"schedule,omitempty" protobuf:"bytes,18,opt,name=schedule"`
 }
 
-// +kubebuilder:validation:XValidation:rule="!has(self.endHour) || self.endHour > (has(self.startHour) ? self.startHour : 0)",messageExpression="'endHour (' + string(self.endHour) + ') must be after startHour (' + string(has(self.startHour) ? self.startHour : 0) + ')'",fieldPath=".endHour"
+// +kubebuilder:validation:XValidation:rule="!has(self.endHour) || self.endHour > (has(self.startHour) ? self.startHour : 0)",messageExpression="'endHour (%d) must be after startHour (%d)'.format([self.endHour, has(self.startHour) ? self.startHour : 0])",fieldPath=".endHour"
 // +kubebuilder:validation:XValidation:rule="self.trigger == oldSelf.trigger",message="trigger may not change; create a new schedule",reason=FieldValueForbidden
 
 // FrobberSchedule says when a Frobber may run: on a cron schedule or every few minutes,

@@ -610,14 +610,14 @@ class FrobberList(_Model):
 _finish_models(
     FrobberClass,
     FrobberClassList,
+    GitSource,
+    InlineSource,
     FrobberSource,
+    FrobberPort,
+    FrobberSchedule,
     FrobberSpec,
     FrobberStatus,
     Frobber,
-    FrobberSchedule,
     FrobberCommon,
-    FrobberPort,
-    GitSource,
-    InlineSource,
     FrobberList,
 )

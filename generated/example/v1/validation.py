@@ -50,7 +50,7 @@ _FORMAT_11 = _v.VALIDATORS["k8s-label-key"]
 _FORMAT_12 = _v.VALIDATORS["k8s-label-value"]
 _RULE_13 = _v.Rule(
     rule="!has(self.endHour) || self.endHour > (has(self.startHour) ? self.startHour : 0)",
-    message_expression="'endHour (' + string(self.endHour) + ') must be after startHour (' + string(has(self.startHour) ? self.startHour : 0) + ')'",
+    message_expression="'endHour (%d) must be after startHour (%d)'.format([self.endHour, has(self.startHour) ? self.startHour : 0])",
     field_path=".endHour",
     json_type="object",
 )

@@ -265,5 +265,5 @@ class FrobberList(_Model):
 
 
 _finish_models(
-    FrobberSpec, FrobberStatus, Frobber, FrobberCommon, FrobberPort, FrobberList
+    FrobberPort, FrobberSpec, FrobberStatus, Frobber, FrobberCommon, FrobberList
 )

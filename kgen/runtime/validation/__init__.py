@@ -9,7 +9,6 @@ options=None)`, which also check the object's metadata.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field as _dataclass_field
 from typing import Any
@@ -39,6 +38,7 @@ from kgen.runtime.validation.field import (
 )
 from kgen.runtime.validation.formats import FORMATS, VALIDATORS
 from kgen.runtime.validation.meta import validate_object_meta, validate_object_meta_update
+from kgen.runtime.validation.regexp import Pattern, compile_re2
 
 __all__ = [
     "FIELD_IMMUTABLE",
@@ -48,6 +48,7 @@ __all__ = [
     "FieldError",
     "Options",
     "Path",
+    "Pattern",
     "PathNode",
     "Rule",
     "aggregate_message",
@@ -100,31 +101,10 @@ def _shown(value: Any) -> Any:
     return value if isinstance(value, (str, int, float, bool, type(None))) else type(value).__name__
 
 
-def compile_re2(expression: str) -> Any:
-    """The expression compiled by RE2 (the API server's regular expressions), quietly.
-
-    Raises `re2.error` when RE2 rejects it."""
-    import re2
-
-    options = re2.Options()
-    options.log_errors = False
-    return re2.compile(expression, options)
-
-
-class _Pattern:
-    """A `Pattern`: Python's `re` when it reads the expression as RE2 does, else RE2 itself."""
-
-    __slots__ = ("search",)
-
-    def __init__(self, expression: str):
-        try:
-            self.search = re.compile(expression).search
-        except re.error:  # RE2 syntax Python does not read (`\\pL`, ...)
-            self.search = compile_re2(expression).search
-
-
-def pattern(expression: str) -> _Pattern:
-    return _Pattern(expression)
+def pattern(expression: str) -> Pattern:
+    """A `Pattern` marker's expression, matched as the API server matches it: RE2 (Go's
+    regexp), in time linear in the input, whatever the expression."""
+    return Pattern(expression)
 
 
 def to_json(value: Any) -> Any:

@@ -5,7 +5,15 @@ resource: `self` is the value, `oldSelf` the previous value on update. A rule th
 mentions `oldSelf` is a transition rule and only runs on update when there is an old
 value (unless `optionalOldSelf`). The Common Expression Language implementation is the
 `cel` package (common-expression-language); kgen adds the Kubernetes string and list
-functions it lacks (`lowerAscii`, `split`, `isSorted`, ...).
+functions it lacks (`lowerAscii`, `split`, `isSorted`, ...), and runs `matches` on RE2 as
+cel-go does.
+
+Rules are bounded as the API server bounds them (`celcost`): a rule whose cost, for the
+sizes of the value it is about to see, exceeds `PER_CALL_LIMIT`, or what is left of the
+`RUNTIME_CEL_COST_BUDGET` of the validation it is part of (all rules checked into one
+error list), is not run; the validation gets the API server's error and no further rule
+of it runs. The `cel` engine counts no cost and cannot be interrupted, so the cost is
+computed before the rule runs, from the sizes of its values.
 """
 
 from __future__ import annotations
@@ -16,8 +24,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kgen.runtime.validation import cellib, field
+from kgen.runtime.validation import cellib, field, regexp
 from kgen.runtime.validation.field import ErrorType, FieldError, PathNode
+
+PER_CALL_LIMIT = 1_000_000
+"""The actual cost one evaluation of a rule may reach, about a tenth of a second in Go
+(k8s.io/apiserver/pkg/apis/cel/config.go)."""
+RUNTIME_CEL_COST_BUDGET = 10_000_000
+"""The actual cost all rules of one object may reach together."""
 
 _REASONS = {
     "FieldValueInvalid": ErrorType.INVALID,
@@ -27,6 +41,7 @@ _REASONS = {
 }
 
 _OLD_SELF = re.compile(r"\boldSelf\b")
+_LOCAL = threading.local()
 
 
 def _cel():
@@ -37,12 +52,43 @@ def _cel():
     return cel
 
 
-def compile_error(expression: str) -> str | None:
-    """Why a CEL expression does not compile, or None (used at generation time)."""
+_RENAMED = {"matches": cellib.MATCHES}
+
+
+def _runnable(expression: str) -> str:
+    """The expression as kgen hands it to the engine: `matches` calls renamed to kgen's,
+    which runs RE2 (the engine's reads `\\d` and `\\b` as Unicode, Go's as ASCII)."""
+    if "matches" not in expression:
+        return expression
+    from kgen.runtime.validation import celparse
+
     try:
-        _cel().compile(expression)
+        return celparse.rename_functions(expression, _RENAMED)
+    except celparse.CelSyntaxError:
+        return expression  # the engine reports it
+
+
+def compile_error(expression: str) -> str | None:
+    """Why a CEL expression does not compile, or None (used at generation time): the
+    engine's syntax and checks, and, as the API server checks them since 1.29, the regular
+    expressions given as literals to `matches`, `find` and `findAll`."""
+    try:
+        _cel().compile(_runnable(expression))
     except (ValueError, RuntimeError) as err:
         return str(err).strip()
+    from kgen.runtime.validation import celparse
+
+    try:
+        tree = celparse.parse(expression)
+    except celparse.CelSyntaxError:
+        return None  # the engine read it; kgen's parser (for costs) does not, and charges it by its input
+    for node in celparse.walk(tree):
+        if isinstance(node, celparse.Call) and node.function in ("matches", "find", "findAll"):
+            pattern = node.args[0] if node.target is not None else (node.args[1] if len(node.args) > 1 else None)
+            if isinstance(pattern, celparse.Literal) and isinstance(pattern.value, str):
+                problem = regexp.syntax_problem(pattern.value)
+                if problem:
+                    return f"ERROR: {node.function}() is given an invalid regular expression {pattern.value!r}: {problem}"
     return None
 
 
@@ -61,10 +107,11 @@ class Rule:
 
     def __post_init__(self) -> None:
         self._programs: tuple | None = None
+        self._estimates: tuple | None = None
         self.transition = bool(_OLD_SELF.search(self.rule))
         self.error_type = _REASONS.get(self.reason, ErrorType.INVALID)
         used = set(re.findall(r"\b([A-Za-z_]\w*)\s*\(", self.rule + " " + self.message_expression))
-        self.needs_functions = bool(used & KUBERNETES_FUNCTIONS.keys()) or bool(
+        self.needs_functions = bool(used & (KUBERNETES_FUNCTIONS.keys() | _RENAMED.keys())) or bool(
             re.search(r"\b(?:" + "|".join(cellib.NAMESPACES) + r")\s*\.", self.rule + " " + self.message_expression)
         )
         """Rules that call the Kubernetes functions need a Context (slower); the rest take a dict."""
@@ -88,14 +135,33 @@ class Rule:
         """The rule and message programs, compiled when the rule is first checked."""
         if self._programs is None:
             engine = _cel()
-            message = engine.compile(self.message_expression) if self.message_expression else None
-            self._programs = (engine.compile(self.rule), message)
+            message = engine.compile(_runnable(self.message_expression)) if self.message_expression else None
+            self._programs = (engine.compile(_runnable(self.rule)), message)
         return self._programs
 
+    def _costs(self) -> tuple:
+        """The run-time costs of the rule and of its message (None where kgen's parser fails)."""
+        if self._estimates is None:
+            self._estimates = (
+                _runtime_cost(self.rule, self.optional_old_self),
+                _runtime_cost(self.message_expression, self.optional_old_self) if self.message_expression else None,
+            )
+        return self._estimates
+
+    def cost(self, value: Any, old: Any = None) -> int:
+        """The most the API server could count evaluating the rule on these JSON values."""
+        return _cost(self._costs()[0], value, old)
+
     def check(self, value: Any, old: Any, path: PathNode, errors: list[FieldError]) -> None:
-        """Evaluate the rule on JSON values `value` (and `old`); append an error when it fails."""
+        """Evaluate the rule on JSON values `value` (and `old`); append an error when it fails.
+
+        Rules checked into the same `errors` share one cost budget, as the rules of one
+        object do in the API server; once it is spent, no further rule runs."""
         if self.transition and old is None and not self.optional_old_self:
             return
+        budget = _budget(errors)
+        if budget.remaining < 0:
+            return  # a rule before this one ran out of budget: no further rules are run
         if self.reads is not None and type(value) is dict:
             value = {name: value[name] for name in self.reads if name in value}
         variables = {"self": value}
@@ -103,6 +169,9 @@ class Rule:
             if self.old_reads is not None and type(old) is dict:
                 old = {name: old[name] for name in self.old_reads if name in old}
             variables["oldSelf"] = old
+        cost = self.cost(value, old if self.transition else None)
+        if not budget.spend(cost, path, self.json_type, f"rule: {self._error_string()}"):
+            return
         if self.needs_functions:
             context = _context()
             context.update(variables)
@@ -119,11 +188,21 @@ class Rule:
         if result is not False:
             errors.append(field.invalid(target, self.json_type, f"rule did not evaluate to a bool: {self.rule}", "rule"))
             return
-        errors.append(self._failure(target, context))
+        failure = self._failure(target, context, value, old, budget)
+        if failure is not None:
+            errors.append(failure)
 
-    def _failure(self, path: PathNode, context: Any) -> FieldError:
+    def _error_string(self) -> str:
+        """How the API server names a rule in its errors: by its message, else its text."""
+        return self.message.strip() if self.message else self.rule.strip()
+
+    def _failure(self, path: PathNode, context: Any, value: Any, old: Any, budget: _Budget) -> FieldError | None:
         message = self.message or f"failed rule: {self.rule}"
         if self.message_program is not None:
+            cost = _cost(self._costs()[1], value, old)
+            what = f"messageExpression: {field.go_quote(self.message_expression)}"
+            if not budget.spend(cost, path, self.json_type, what, message_expression=True):
+                return None
             try:
                 text = self.message_program.execute(context)
                 if isinstance(text, str) and text.strip() and "\n" not in text:
@@ -171,12 +250,78 @@ def _clean(err: BaseException) -> str:
     return text.split(". Check that")[0]
 
 
+# -- cost ------------------------------------------------------------------------------------------
+
+
+def _runtime_cost(expression: str, optional_old_self: bool) -> Any:
+    """The run-time cost of an expression (`celcost.RuntimeCost`, imported when a rule is
+    first checked), or None when kgen's parser does not read it."""
+    from kgen.runtime.validation import celcost, celparse
+
+    try:
+        return celcost.RuntimeCost(celparse.parse(expression), optional_old_self)
+    except celparse.CelSyntaxError:
+        return None
+
+
+def _cost(estimate: Any, value: Any, old: Any) -> int:
+    if estimate is None:  # what kgen's parser does not read is charged by the size of its input
+        from kgen.runtime.validation.celcost import input_bound
+
+        return input_bound(value, old)
+    return estimate(value, old)
+
+
+class _Budget:
+    """The cost left to the rules of one validation (the API server's RuntimeCELCostBudget
+    per object); negative once a rule was refused, after which no rule runs."""
+
+    __slots__ = ("errors", "remaining")
+
+    def __init__(self, errors: list[FieldError]):
+        self.errors = errors
+        self.remaining = RUNTIME_CEL_COST_BUDGET
+
+    def spend(self, cost: int, path: PathNode, json_type: str, what: str, message_expression: bool = False) -> bool:
+        """Whether an expression of this cost may run; if not, its error is appended, as
+        the API server words it, and the budget is closed."""
+        if cost > PER_CALL_LIMIT:
+            detail = f"no further validation rules will be run due to call cost exceeds limit for {what}"
+            if not message_expression:
+                detail = f"'operation cancelled: actual cost limit exceeded': {detail}"
+        elif cost > self.remaining or self.remaining <= 0:
+            prefix = "messageExpression evaluation" if message_expression else "validation"
+            detail = f"{prefix} failed due to running out of cost budget, no further validation rules will be run"
+        else:
+            self.remaining -= cost
+            return True
+        self.errors.append(field.invalid(path, json_type, detail, "rule"))
+        self.remaining = -1
+        return False
+
+
+_BUDGETS_KEPT = 8
+
+
+def _budget(errors: list[FieldError]) -> _Budget:
+    """The budget of the validation that collects its errors into `errors`: every generated
+    validator hands one list down to all its checks. The last few are kept per thread
+    (validations nest only when a hook validates something else)."""
+    budgets: list[_Budget] = _LOCAL.__dict__.setdefault("budgets", [])
+    for budget in reversed(budgets):
+        if budget.errors is errors:
+            return budget
+    budget = _Budget(errors)
+    budgets.append(budget)
+    if len(budgets) > _BUDGETS_KEPT:
+        del budgets[0]
+    return budget
+
+
 # -- the Kubernetes CEL libraries ----------------------------------------------------------------
 
 KUBERNETES_FUNCTIONS: dict[str, Callable[..., Any]] = cellib.FUNCTIONS
 """The functions the API server's CEL environment adds, which rules may call."""
-
-_LOCAL = threading.local()
 
 
 def _context() -> Any:
@@ -186,6 +331,7 @@ def _context() -> Any:
         context = _cel().Context()
         for name, function in KUBERNETES_FUNCTIONS.items():
             context.add_function(name, function)
+        context.add_function(cellib.MATCHES, cellib.matches)
         for name, value in cellib.NAMESPACES.items():
             context.add_variable(name, value)
         _LOCAL.context = context

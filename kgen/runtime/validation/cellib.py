@@ -26,6 +26,8 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+from kgen.runtime.validation import regexp
+
 TAG = "__kgen_cel__"
 
 
@@ -42,6 +44,9 @@ def _expect(value: Any, kind: str, function: str) -> Any:
         raise TypeError(f"no such overload: {function}")
     return value["v"]
 
+
+MATCHES = "__kgen_matches"
+"""What rules' `matches` calls are renamed to, so that they run on RE2 (`cel.Rule`)."""
 
 NAMESPACES = {name: _tagged(name + "lib", None) for name in ("format", "ip", "sets", "strings", "lists")}
 """Variables that stand for the libraries' namespaces (`format.dns1123Label()`)."""
@@ -260,10 +265,13 @@ def _as_integer(value: Any) -> int:
 
 # -- Semver (library.SemverLib) ---------------------------------------------------------------
 
+# Fixed, linear expressions (no nested repetition can match the same text two ways), read
+# as ASCII and anchored at the very end, as Go's regexp reads them.
 _SEMVER = re.compile(
-    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
-    r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
-    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$"
+    r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
+    r"(?:-((?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
+    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?",
+    re.ASCII,
 )
 
 
@@ -275,14 +283,14 @@ def _normalize_semver(text: str) -> str:
     core, rest = text[:cut], text[cut:]
     numbers = core.split(".")
     numbers += ["0"] * (3 - len(numbers))
-    return ".".join(str(int(n)) if n.isdigit() else n for n in numbers) + rest
+    return ".".join(str(int(n)) if n.isascii() and n.isdigit() else n for n in numbers) + rest
 
 
 def _semver(text: Any, normalize: bool = False) -> dict:
     if not isinstance(text, str):
         raise TypeError("no such overload: semver")
     candidate = _normalize_semver(text) if normalize else text
-    if not _SEMVER.match(candidate):
+    if not _SEMVER.fullmatch(candidate):
         raise ValueError(f"error parsing semver {text!r}")
     return _tagged("semver", candidate)
 
@@ -296,7 +304,7 @@ def _is_semver(text: Any, normalize: bool = False) -> bool:
 
 
 def _semver_key(value: Any, function: str) -> tuple:
-    match = _SEMVER.match(_expect(value, "semver", function))
+    match = _SEMVER.fullmatch(_expect(value, "semver", function))
     assert match is not None
     major, minor, patch, pre = int(match.group(1)), int(match.group(2)), int(match.group(3)), match.group(4)
     if pre is None:
@@ -342,7 +350,7 @@ def _format_checks() -> dict[str, Callable[[str], list[str]]]:
         "uri": lambda value: [] if _is_url(value) else ["an URI"],
         "uuid": formats.is_uuid,
         "byte": formats.is_byte,
-        "date": lambda value: [] if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value) and _valid_date(value) else ["an RFC3339 date"],
+        "date": lambda value: [] if re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value) and _valid_date(value) else ["an RFC3339 date"],
         "datetime": formats.is_date_time,
     }
 
@@ -514,7 +522,7 @@ def _format_string(text: str, args: list) -> str:
     """cel-go's string.format (`%s`, `%d`, `%f`, `%.Nf`, `%e`, `%b`, `%o`, `%x`, `%X`, `%%`)."""
     out: list[str] = []
     position = 0
-    pattern = re.compile(r"%(?:\.(\d+))?([sdfeboxX%])")
+    pattern = re.compile(r"%(?:\.([0-9]+))?([sdfeboxX%])")
     last = 0
     for match in pattern.finditer(text):
         out.append(text[last : match.start()])
@@ -571,18 +579,24 @@ def _sets(name: str, test: Callable[[list, list], bool]) -> Callable[..., bool]:
     return function
 
 
-def _find(text: str, pattern: str) -> str:
-    import re2
+def _regex_text(text: Any, function: str) -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"no such overload: {function}")
+    return text
 
-    match = re2.search(pattern, text)
-    return match.group(0) if match else ""
+
+def matches(text: Any, pattern: Any) -> bool:
+    """CEL's `matches` on RE2, as cel-go runs it (the engine's own reads `\\d` as any digit of
+    any script); rules call it as `MATCHES`."""
+    return regexp.matches(_regex_text(text, "matches"), _regex_text(pattern, "matches"))
 
 
-def _find_all(text: str, pattern: str, limit: int = -1) -> list[str]:
-    import re2
+def _find(text: Any, pattern: Any) -> str:
+    return regexp.find(_regex_text(text, "find"), _regex_text(pattern, "find"))
 
-    found = [m.group(0) for m in re2.finditer(pattern, text)]
-    return found if limit < 0 else found[:limit]
+
+def _find_all(text: Any, pattern: Any, limit: int = -1) -> list[str]:
+    return regexp.find_all(_regex_text(text, "findAll"), _regex_text(pattern, "findAll"), limit)
 
 
 def _is_sorted(items: list) -> bool:

@@ -15,12 +15,14 @@ import re
 
 IP = ipaddress.IPv4Address | ipaddress.IPv6Address
 
-_IPV4_SLOPPY = re.compile(r"^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$")
+# Go's parsers read ASCII digits only, and nothing after the address (Python's `\d` is any
+# script's digit and its `$` matches before a final newline: hence [0-9] and fullmatch).
+_IPV4_SLOPPY = re.compile(r"([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})")
 
 
 def parse_ip_sloppy(value: str) -> IP | None:
     """Go's netutils.ParseIPSloppy: None when Go's legacy parser rejects the text."""
-    match = _IPV4_SLOPPY.match(value)
+    match = _IPV4_SLOPPY.fullmatch(value)
     if match:
         octets = [int(o) for o in match.groups()]
         return ipaddress.IPv4Address(".".join(map(str, octets))) if all(o <= 255 for o in octets) else None
@@ -85,12 +87,12 @@ def is_valid_ip_for_legacy_field(value: str, strict: bool, valid_old: tuple[str,
     return ip_errors(value, strict)
 
 
-_CIDR_SLOPPY = re.compile(r"^([^/]+)/(\d{1,3})$")
+_CIDR_SLOPPY = re.compile(r"([^/]+)/([0-9]{1,3})")
 
 
 def parse_cidr_sloppy(value: str) -> tuple[IP, ipaddress.IPv4Network | ipaddress.IPv6Network] | None:
     """netutils.ParseCIDRSloppy: (the address as written, its network), or None."""
-    match = _CIDR_SLOPPY.match(value)
+    match = _CIDR_SLOPPY.fullmatch(value)
     if not match:
         return None
     address = parse_ip_sloppy(match.group(1))
