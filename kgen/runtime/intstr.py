@@ -66,7 +66,7 @@ class IntOrString:
         if percent is None:
             raise ValueError(
                 f'invalid value for IntOrString: invalid value "{self._value}": strconv.Atoi: parsing '
-                f'"{digits}": {"value out of range" if _parse_int(digits, 0) is not None else "invalid syntax"}'
+                f'"{digits}": {"value out of range" if _is_int_text(digits) else "invalid syntax"}'
             )
         scaled = float(percent) * float(total) / 100  # Go computes in float64
         return math.ceil(scaled) if round_up else math.floor(scaled)
@@ -110,14 +110,22 @@ def get_scaled_value_from_int_or_percent(value: IntOrString | None, total: int, 
     return value.scaled_value(total, round_up)
 
 
+def _is_int_text(text: str) -> bool:
+    """An optional sign and ASCII digits, nothing else: what strconv.ParseInt reads, at any size."""
+    body = text[1:] if text[:1] in ("+", "-") else text
+    return bool(body) and body.isascii() and body.isdigit()
+
+
 def _parse_int(text: str, bits: int) -> int | None:
     """Go's strconv.ParseInt(text, 10, bits): an optional sign and ASCII digits, nothing else
-    (no spaces, no underscores); None when that is not the text or it does not fit (bits=0: any size)."""
-    body = text[1:] if text[:1] in ("+", "-") else text
-    if not body or not body.isascii() or not body.isdigit():
+    (no spaces, no underscores); None when that is not the text or it does not fit."""
+    if not _is_int_text(text):
         return None
-    number = int(text)
-    if bits and not -(2 ** (bits - 1)) <= number < 2 ** (bits - 1):
+    digits = text.lstrip("+-").lstrip("0") or "0"
+    if len(digits) > 20:  # far beyond 64 bits
+        return None
+    number = -int(digits) if text[0] == "-" else int(digits)
+    if not -(2 ** (bits - 1)) <= number < 2 ** (bits - 1):
         return None
     return number
 

@@ -10,13 +10,14 @@ those generators.
 from __future__ import annotations
 
 import functools
-import json
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Self
 
 import annotated_types
-from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, ValidationInfo, model_validator
-from pydantic_core import core_schema
+import pydantic_core
+from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, ValidationError, ValidationInfo, model_validator
+from pydantic_core import PydanticCustomError, core_schema
 
 from kgen.runtime import gojson
 from kgen.runtime.gojson import encode_bytes, float_value, string_option
@@ -84,6 +85,12 @@ class Model(BaseModel):
     `to_dict()` produce exactly what Go's encoding/json produces for the same struct
     tags; `from_json()` decodes the way the API server does (case-sensitive names,
     unknown fields ignored, `null` leaves a non-pointer field at its zero value).
+
+    The decoders (`from_json`, `from_yaml`, `from_dict`) raise only pydantic's
+    `ValidationError` (a ValueError), whatever they are given, at a cost bounded by the
+    size of the input: every value type refuses what it cannot hold or write back (NaN,
+    quantities beyond apimachinery's limits, times outside the years 1-9999, durations
+    beyond int64), and nesting stops at `kgen.runtime.rawjson.MAX_DEPTH` levels.
     """
 
     model_config = ConfigDict(
@@ -93,6 +100,8 @@ class Model(BaseModel):
         extra="ignore",
         revalidate_instances="never",
         protected_namespaces=(),
+        # Go's JSON has no NaN or infinities (pydantic's parser reads `NaN`, and 1e400 as inf).
+        allow_inf_nan=False,
         # Field docs stay docstrings under the attributes (for readers and IDEs); pydantic
         # reading them into descriptions re-parses each class's source and made importing a
         # CRD project's models a third slower.
@@ -157,12 +166,53 @@ class Model(BaseModel):
 
     @classmethod
     def from_json(cls, data: str | bytes) -> Self:
-        """Decode JSON as the API server does; type mismatches are errors, as in Go."""
+        """Decode JSON as the API server does; type mismatches are errors, as in Go.
+
+        Raises only `pydantic.ValidationError`: for text that is not JSON (or nests more
+        than 200 levels, pydantic's parser's limit), and for values the fields refuse."""
         return cls.model_validate_json(data, strict=True, by_alias=True, by_name=False, context=DECODE)
 
     @classmethod
+    def from_yaml(cls, text: str | bytes) -> Self:
+        """Decode a YAML document as the API server does: converted to JSON as
+        sigs.k8s.io/yaml converts it (YAML 1.1: `yes`/`on` are true, `0777` is octal),
+        then `from_json`, so exactly as strict.
+
+        Raises only `pydantic.ValidationError`, as `from_json`: text that is not YAML,
+        holds more than one document, has no JSON form (`.inf`, a null key) or breaks the
+        limits of `kgen.runtime.yamlio` is a `yaml_invalid` error."""
+        from kgen.runtime import yamlio
+
+        try:
+            data = yamlio.to_json(text)
+        except yamlio.YAMLError as err:
+            error = PydanticCustomError("yaml_invalid", "Invalid YAML: {error}", {"error": str(err)})
+            raise ValidationError.from_exception_data(cls.__name__, [{"type": error, "loc": (), "input": text}]) from None
+        return cls.from_json(data)
+
+    def to_yaml(self, sort_keys: bool = False) -> str:
+        """The object as block YAML, as kubectl shows it: apiVersion, kind and metadata first,
+        then the other fields in the order `to_json` writes them (map keys sorted); with
+        `sort_keys`, every key sorted, as `kubectl get -o yaml` writes it. Strings are quoted
+        wherever a YAML 1.1 reader would take them for another type (`"yes"`, `"0777"`, `"1e3"`)."""
+        from kgen.runtime import yamlio
+
+        data = pydantic_core.from_json(self.to_json())
+        if isinstance(data, dict):
+            first = {key: data.pop(key) for key in ("apiVersion", "kind", "metadata") if key in data}
+            data = {**first, **data}
+        return yamlio.dump(data, sort_keys=sort_keys)
+
+    @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
-        """Decode already-parsed JSON data (for example from a YAML document)."""
+        """Decode already-parsed JSON data (for example from a YAML document).
+
+        Raises only `pydantic.ValidationError`, for data of any shape or depth; a string
+        UTF-8 cannot write (a lone surrogate, as `json.loads` makes of `"\\ud800"`) is one."""
+        unwritable = _unwritable_string(data)
+        if unwritable is not None:
+            path, text = unwritable
+            raise ValidationError.from_exception_data(cls.__name__, [{"type": "string_unicode", "loc": path, "input": text}])
         return cls.model_validate(data, by_alias=True, by_name=False, context=DECODE)
 
     if not TYPE_CHECKING:
@@ -189,6 +239,38 @@ class Model(BaseModel):
             # generated function would build the base class.
             return self.model_copy(deep=True)
         return self.__kgen_deep_copy__(self)
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _unwritable_string(data: Any) -> tuple[tuple[Any, ...], str] | None:
+    """The path and text of the first string (or key) in dicts and lists that UTF-8 cannot
+    write, or None. Each dict and list is looked at once, however deep or often it occurs."""
+    seen: set[int] = set()
+    stack: list[tuple[Any, Any]] = [(data, None)]  # (value, path as (parent path, key) links)
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, str):
+            if not value.isascii() and _LONE_SURROGATE.search(value):
+                return _path_tuple(path), value
+        elif isinstance(value, (dict, list, tuple)):
+            if id(value) in seen:
+                continue
+            seen.add(id(value))
+            for key, item in value.items() if isinstance(value, dict) else enumerate(value):
+                if isinstance(key, str) and not key.isascii() and _LONE_SURROGATE.search(key):
+                    return _path_tuple(path), key
+                stack.append((item, (path, key)))
+    return None
+
+
+def _path_tuple(path: Any) -> tuple[Any, ...]:
+    keys = []
+    while path is not None:
+        path, key = path
+        keys.append(key)
+    return tuple(reversed(keys))
 
 
 class StringEnum(str):
@@ -341,12 +423,13 @@ def register_deep_copy(cls: type[Model], function: Callable[[Any], Any]) -> None
 
 
 def unquote_string_option(value: Any) -> Any:
-    """Decode a `json:",string"` value: the JSON literal inside the string."""
+    """Decode a `json:",string"` value: the JSON literal inside the string (ValueError if
+    it holds none; NaN and Infinity are not JSON)."""
     if isinstance(value, str):
         try:
-            return json.loads(value)
-        except json.JSONDecodeError:
-            raise ValueError(f"invalid use of ,string struct tag, trying to unmarshal {value!r}") from None
+            return pydantic_core.from_json(value, allow_inf_nan=False)
+        except ValueError:
+            raise ValueError(f"invalid use of ,string struct tag, trying to unmarshal {value[:100]!r}") from None
     return value
 
 

@@ -10,19 +10,27 @@ The well-known values are written as apimachinery writes them: Time and MicroTim
 `{seconds, nanos}` (the zero time as an empty message), Duration as nanoseconds,
 Quantity as its canonical string, IntOrString as `{type, intVal, strVal}`, RawExtension
 and FieldsV1 as the JSON bytes they hold.
+
+Decoding raises only `ProtobufError`, for any bytes: not a message, nested deeper than
+the protobuf library reads (100 levels), a string field that is not UTF-8 (messages are
+read through copies of their descriptors that check it, as Go's protobuf checks proto3
+strings), or a value its model type refuses (a quantity, a time outside the years
+1-9999, raw JSON that is not JSON).
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
+
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 from kgen.runtime.intstr import IntOrString
 from kgen.runtime.quantity import Quantity
-from kgen.runtime.rawjson import FieldsV1, RawExtension, _RawJSON
-from kgen.runtime.timeutil import Duration, MicroTime, Time
+from kgen.runtime.rawjson import FieldsV1, RawExtension, _RawJSON, parse_json
+from kgen.runtime.timeutil import Duration, MicroTime, Time, TimeRangeError
 
 MAGIC = b"k8s\x00"
 CONTENT_TYPE = "application/vnd.kubernetes.protobuf"
@@ -46,10 +54,20 @@ def time_to_proto(value: Time | None, msg: Any) -> None:
 
 
 def time_from_proto(msg: Any) -> Time | None:
-    """A Time as Go reads it: the seconds; `nanos` is ignored, as Go ignores it."""
+    """A Time as Go reads it: the seconds; `nanos` is ignored, as Go ignores it.
+    TimeRangeError (a ValueError) outside the years 1-9999."""
     if not msg.ListFields():
         return None
-    return Time.fromtimestamp(msg.seconds, timezone.utc)
+    return Time.from_datetime(_from_unix_micros(msg.seconds * 1_000_000))
+
+
+def _from_unix_micros(micros: int) -> datetime:
+    try:
+        return _EPOCH + timedelta(microseconds=micros)
+    except OverflowError:
+        raise TimeRangeError(
+            f"{micros // 1_000_000} seconds from 1970 is outside the years 1-9999 kgen's times hold"
+        ) from None
 
 
 def micro_time_to_proto(value: MicroTime | None, msg: Any) -> None:
@@ -63,10 +81,12 @@ def micro_time_to_proto(value: MicroTime | None, msg: Any) -> None:
 
 
 def micro_time_from_proto(msg: Any) -> MicroTime | None:
-    """A MicroTime: `nanos` truncated to the microsecond, as Go reads it."""
+    """A MicroTime as Go reads it: `time.Unix(seconds, nanos)` (nanos beyond a second carry
+    over) truncated to the microsecond. TimeRangeError (a ValueError) outside the years 1-9999."""
     if not msg.ListFields():
         return None
-    return MicroTime.fromtimestamp(msg.seconds, timezone.utc).replace(microsecond=msg.nanos // 1000)
+    nanos = msg.seconds * 1_000_000_000 + msg.nanos
+    return MicroTime.from_datetime(_from_unix_micros(nanos // 1000))
 
 
 def duration_to_proto(value: Duration | None, msg: Any) -> None:
@@ -74,7 +94,7 @@ def duration_to_proto(value: Duration | None, msg: Any) -> None:
 
 
 def duration_from_proto(msg: Any) -> Duration:
-    return Duration(microseconds=msg.duration / 1000)
+    return Duration.from_nanoseconds(msg.duration)
 
 
 def quantity_to_proto(value: Quantity | None, msg: Any) -> None:
@@ -93,6 +113,9 @@ def int_or_string_to_proto(value: IntOrString | None, msg: Any) -> None:
 
 
 def int_or_string_from_proto(msg: Any) -> IntOrString:
+    """ValueError for a type other than 0 (int) and 1 (string), which Go cannot write either."""
+    if msg.type not in (0, 1):
+        raise ValueError(f"an IntOrString's type is 0 (int) or 1 (string), not {msg.type}")
     return IntOrString(msg.strVal if msg.type == 1 else msg.intVal)
 
 
@@ -107,7 +130,7 @@ def _raw_from_proto(cls: type[_RawJSON], msg: Any, field: str) -> Any:
         return None
     data = getattr(msg, field)
     try:
-        return cls(json.loads(data)) if data else cls(None)
+        return cls(parse_json(data)) if data else cls(None)
     except ValueError as err:
         raise ProtobufError(f"{cls.__name__} does not hold JSON ({err}); kgen keeps raw extensions as JSON") from None
 
@@ -185,13 +208,89 @@ def marshal(obj: Any) -> bytes:
 
 
 def unmarshal(cls: type, data: bytes) -> Any:
+    """The model of class `cls` that message bytes hold; ProtobufError if they hold none."""
     codec = _codec(cls)
-    message = codec.message()
+    message = _parse(_verifying(codec.message), data, f"not a {cls.__name__} message")
+    try:
+        return codec.from_proto(message)
+    except ProtobufError:
+        raise
+    except Exception as err:  # a value the model refuses; anything else is named in the cause
+        raise ProtobufError(f"not a valid {cls.__name__}: {err}") from err
+
+
+def _parse(message_class: Any, data: bytes, problem: str) -> Any:
+    message = message_class()
     try:
         message.ParseFromString(data)
-    except Exception as err:  # the C implementation raises its own DecodeError
-        raise ProtobufError(f"not a {cls.__name__} message: {err}") from None
-    return codec.from_proto(message)
+    except Exception as err:  # the C implementation raises its own DecodeError, and more
+        raise ProtobufError(f"{problem}: {err}") from None
+    return message
+
+
+# -- strings that are UTF-8 ------------------------------------------------------------------
+
+# go-to-protobuf writes proto2, whose string fields the protobuf library does not check:
+# invalid UTF-8 comes back as bytes, which no model field holds. Messages are parsed as
+# classes built from copies of their files in edition 2023 with proto2's semantics and
+# one change, utf8_validation = VERIFY, so the C parser refuses such strings itself.
+_VERIFYING_POOL = descriptor_pool.DescriptorPool()
+_VERIFYING: dict[Any, Any] = {}
+_PROTO2 = {
+    "field_presence": descriptor_pb2.FeatureSet.EXPLICIT,
+    "enum_type": descriptor_pb2.FeatureSet.CLOSED,
+    "repeated_field_encoding": descriptor_pb2.FeatureSet.EXPANDED,
+    "utf8_validation": descriptor_pb2.FeatureSet.VERIFY,
+    "message_encoding": descriptor_pb2.FeatureSet.LENGTH_PREFIXED,
+    "json_format": descriptor_pb2.FeatureSet.LEGACY_BEST_EFFORT,
+}
+
+
+def _verifying(message_class: Any) -> Any:
+    """The class of the same message whose parser refuses strings that are not UTF-8."""
+    verifying = _VERIFYING.get(message_class)
+    if verifying is None:
+        descriptor = message_class.DESCRIPTOR
+        _add_verifying_file(descriptor.file)
+        verifying = message_factory.GetMessageClass(_VERIFYING_POOL.FindMessageTypeByName(descriptor.full_name))
+        _VERIFYING[message_class] = verifying
+    return verifying
+
+
+def _add_verifying_file(file: Any) -> None:
+    try:
+        _VERIFYING_POOL.FindFileByName(file.name)
+        return
+    except KeyError:
+        pass
+    for dependency in file.dependencies:
+        _add_verifying_file(dependency)
+    proto = descriptor_pb2.FileDescriptorProto.FromString(file.serialized_pb)
+    if proto.syntax in ("", "proto2"):  # proto3 and editions files check UTF-8 already
+        proto.syntax = "editions"
+        proto.edition = descriptor_pb2.EDITION_2023
+        for name, value in _PROTO2.items():
+            setattr(proto.options.features, name, value)
+        for message in proto.message_type:
+            _as_edition(message)
+    _VERIFYING_POOL.Add(proto)
+
+
+def _as_edition(message: Any) -> None:
+    """What proto2 says with labels and options, edition 2023 says with features."""
+    for field in message.field:
+        if field.label == descriptor_pb2.FieldDescriptorProto.LABEL_REQUIRED:
+            field.label = descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL
+            field.options.features.field_presence = descriptor_pb2.FeatureSet.LEGACY_REQUIRED
+        if field.type == descriptor_pb2.FieldDescriptorProto.TYPE_GROUP:
+            field.type = descriptor_pb2.FieldDescriptorProto.TYPE_MESSAGE
+            field.options.features.message_encoding = descriptor_pb2.FeatureSet.DELIMITED
+        if field.options.HasField("packed"):
+            if field.options.packed:
+                field.options.features.repeated_field_encoding = descriptor_pb2.FeatureSet.PACKED
+            field.options.ClearField("packed")
+    for nested in message.nested_type:
+        _as_edition(nested)
 
 
 # -- the envelope --------------------------------------------------------------------------
@@ -226,13 +325,13 @@ def encode_envelope(api_version: str, kind: str, raw: bytes, content_encoding: s
 
 
 def decode_envelope(data: bytes) -> Envelope:
+    """The parts of an `application/vnd.kubernetes.protobuf` body; ProtobufError if it is not one."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise ProtobufError(f"a Kubernetes protobuf object is bytes, not {type(data).__name__}")
+    data = bytes(data)
     if not data.startswith(MAGIC):
         raise ProtobufError(f"not a Kubernetes protobuf object: it does not start with {MAGIC!r}")
-    unknown = _unknown()
-    try:
-        unknown.ParseFromString(data[len(MAGIC) :])
-    except Exception as err:
-        raise ProtobufError(f"the envelope is not a runtime.Unknown message: {err}") from None
+    unknown = _parse(_verifying(type(_unknown())), data[len(MAGIC) :], "the envelope is not a runtime.Unknown message")
     return Envelope(
         api_version=unknown.typeMeta.apiVersion,
         kind=unknown.typeMeta.kind,
@@ -253,7 +352,7 @@ def encode(obj: Any) -> bytes:
 
 def decode(data: bytes, cls: type | None = None) -> Any:
     """Decode an `application/vnd.kubernetes.protobuf` body into the registered kind it
-    names (or into `cls`)."""
+    names (or into `cls`). Raises only ProtobufError, whatever the bytes."""
     envelope = decode_envelope(data)
     if envelope.content_encoding:
         raise ProtobufError(f"content encoding {envelope.content_encoding!r} is not supported")

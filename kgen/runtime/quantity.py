@@ -15,7 +15,7 @@ equal when their values are, so `1Gi == 1024Mi`.
 from __future__ import annotations
 
 import re
-from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_UP, Context, Decimal
+from decimal import MAX_EMAX, MAX_PREC, MIN_EMIN, ROUND_CEILING, ROUND_FLOOR, ROUND_UP, Context, Decimal
 from typing import Any
 
 from pydantic_core import core_schema
@@ -25,8 +25,15 @@ _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "
 _DECIMAL_SUFFIX = {v: k for k, v in _DECIMAL.items()}
 _BINARY_SUFFIX = {v: k for k, v in _BINARY.items()}
 _EXPONENT = re.compile(r"^[eE][+-]?[0-9]+$")
-_CONTEXT = Context(prec=200)
+# Exact arithmetic: every operation here (scaleb, multiplication by 2**n, quantize to a
+# nano-unit, normalize) yields at most the digits it is given, so no precision or exponent
+# limit of the decimal module can round or overflow a value.
+_CONTEXT = Context(prec=MAX_PREC, Emax=MAX_EMAX, Emin=MIN_EMIN)
 _NANO = Decimal("1e-9")
+_MIN_INT64, _MAX_INT64_INT = -(2**63), 2**63 - 1
+#: The longest DecimalSI mantissa written with zeros (`1000E`); beyond, as `1e21`-style
+#: DecimalExponent text, so a value's text never grows past what its digits need.
+_MAX_PADDED_DIGITS = 4300
 
 BINARY_SI = "BinarySI"
 DECIMAL_SI = "DecimalSI"
@@ -38,7 +45,11 @@ class QuantityError(ValueError):
 
 
 class Quantity:
-    """An immutable fixed-point number with a unit suffix family."""
+    """An immutable fixed-point number with a unit suffix family.
+
+    Building one raises only QuantityError (a ValueError): for text ParseQuantity refuses,
+    for an exponent beyond apimachinery's 32-bit decimal scale, and for digits that are not
+    ASCII. Every operation costs what the text's length does, whatever its exponent."""
 
     __slots__ = ("_value", "_format", "_canonical")
     ZERO_JSON = "0"
@@ -62,9 +73,12 @@ class Quantity:
 
     @classmethod
     def from_decimal(cls, value: Decimal | int, fmt: str = DECIMAL_SI) -> Quantity:
-        """A quantity with this exact value and suffix family."""
+        """A quantity with this exact value and suffix family (QuantityError if not finite)."""
+        value = Decimal(value)
+        if not value.is_finite():
+            raise QuantityError(f"a quantity is a finite number, not {value}")
         quantity = cls.__new__(cls)
-        quantity._value = _round_nano(Decimal(value))
+        quantity._value = _round_nano(value)
         quantity._format = fmt
         quantity._canonical = None
         return quantity
@@ -80,16 +94,26 @@ class Quantity:
         return self._format
 
     def as_int(self) -> int:
-        """The value rounded up to an integer (Go's Quantity.Value())."""
-        return int(self._value.to_integral_value(rounding=ROUND_CEILING))
+        """The value rounded away from zero to an integer (Go's Quantity.Value()), saturated
+        at the int64 limits."""
+        return self.scaled_value(0)
 
     def milli_value(self) -> int:
-        """The value in thousandths, rounded up (Go's Quantity.MilliValue())."""
-        return int((self._value * 1000).to_integral_value(rounding=ROUND_CEILING))
+        """The value in thousandths, rounded away from zero (Go's Quantity.MilliValue()),
+        saturated at the int64 limits."""
+        return self.scaled_value(-3)
 
     def scaled_value(self, scale: int) -> int:
-        """The value in units of 10**scale, rounded up (Go's ScaledValue: `Milli` is -3)."""
-        return int(self._value.scaleb(-scale, context=_CONTEXT).to_integral_value(rounding=ROUND_CEILING))
+        """The value in units of 10**scale, rounded away from zero (Go's ScaledValue: `Milli`
+        is -3), saturated at the int64 limits.
+
+        Go returns an int64 too; where the value does not fit, its result is not defined (0
+        or overflowed bits, depending on how the quantity was parsed): here it is the nearest
+        int64, and costs the same for any value."""
+        integral = self._value.scaleb(-scale, context=_CONTEXT).to_integral_value(rounding=ROUND_UP)
+        if integral.adjusted() >= 19:  # at least 10**19: beyond int64, not worth an int
+            return _MAX_INT64_INT if integral > 0 else _MIN_INT64
+        return max(_MIN_INT64, min(_MAX_INT64_INT, int(integral)))
 
     @classmethod
     def new_scaled(cls, value: int, scale: int, fmt: str = DECIMAL_SI) -> Quantity:
@@ -169,8 +193,12 @@ def _validate(value: Any) -> Quantity:
         raise ValueError(str(err)) from None
 
 
-def _round_nano(value: Decimal) -> Decimal:
-    if value.as_tuple().exponent < -9:  # type: ignore[operator]
+def _round_nano(value: Decimal, exponent: int | None = None) -> Decimal:
+    """The value rounded away from zero to a nano-unit (`exponent`, the value's decimal
+    exponent, if the caller knows it: reading it from a long value costs a tuple of its digits)."""
+    if exponent is None:
+        exponent = value.as_tuple().exponent  # type: ignore[assignment]
+    if exponent < -9:  # type: ignore[operator]
         rounding = ROUND_CEILING if value > 0 else ROUND_FLOOR  # away from zero, as inf.RoundUp
         value = value.quantize(_NANO, rounding=rounding, context=_CONTEXT)
     return value
@@ -180,42 +208,35 @@ FORMAT_WRONG = "quantities must match the regular expression '^([+-]?[0-9.]+)([e
 NUMERIC = "unable to parse numeric part of quantity"
 SUFFIX = "unable to parse quantity's suffix"
 _MAX_INT64 = Decimal(2**63 - 1)
-_SUFFIX_CHARS = frozenset("eEinumkKMGTP")
+# Go's parseQuantityString: a sign, leading zeros (dropped), the numerator, a denominator
+# after a dot, and a suffix of suffix letters, a sign and digits. ASCII digits only; `-`,
+# `+` and `.` alone are zero and `1.G` is allowed, as in Go. Possessive, as Go's scanner
+# is: a text that does not match fails in linear time, not by trying every split of its digits.
+_QUANTITY = re.compile(r"([+-]?)0*+([0-9]*+)(?:\.([0-9]*+))?([eEinumkKMGTP]*+[-+]?[0-9]*+)")
 
 
 def _scan(text: str) -> tuple[bool, str, str, str]:
-    """Go's parseQuantityString: sign, numerator (leading zeros dropped), denominator, suffix.
-
-    As Go: `-`, `+` and `.` alone are zero, `1.G` is allowed, no space anywhere."""
-    end = len(text)
-    pos = 0
-    positive = True
-    if text[:1] in ("-", "+"):
-        positive = text[0] == "+"
-        pos = 1
-    while pos < end and text[pos] == "0":
-        pos += 1
-    start = pos
-    while pos < end and text[pos].isdigit() and text[pos].isascii():
-        pos += 1
-    num = text[start:pos] or "0"
-    denom = ""
-    if pos < end and text[pos] == ".":
-        pos += 1
-        start = pos
-        while pos < end and text[pos].isdigit() and text[pos].isascii():
-            pos += 1
-        denom = text[start:pos]
-    suffix_start = pos
-    while pos < end and text[pos] in _SUFFIX_CHARS:
-        pos += 1
-    if pos < end and text[pos] in "-+":
-        pos += 1
-    while pos < end and text[pos].isdigit() and text[pos].isascii():
-        pos += 1
-    if pos < end:
+    """Go's parseQuantityString: sign, numerator (leading zeros dropped), denominator, suffix."""
+    match = _QUANTITY.fullmatch(text)
+    if match is None:
         raise QuantityError(FORMAT_WRONG)
-    return positive, num, denom, text[suffix_start:]
+    sign, num, denom, suffix = match.groups()
+    return sign != "-", num or "0", denom or "", suffix
+
+
+def _decimal_exponent(suffix: str) -> int:
+    """The exponent of an `e<n>` suffix. Go reads it as an int64 (beyond, ErrSuffix) and keeps
+    32 bits of it, the scale of its decimals: an exponent beyond 32 bits is refused here
+    rather than wrapped around."""
+    body = suffix[1:]
+    sign = "-" if body[:1] == "-" else ""
+    digits = body.lstrip("+-").lstrip("0") or "0"
+    if len(digits) > 10:
+        raise QuantityError(SUFFIX)
+    exponent = int(sign + digits)
+    if not -(2**31) <= exponent < 2**31:
+        raise QuantityError(f"{SUFFIX}: the exponent {exponent} does not fit in 32 bits")
+    return exponent
 
 
 def _parse(text: str) -> tuple[Decimal, str]:
@@ -227,43 +248,53 @@ def _parse(text: str) -> tuple[Decimal, str]:
         raise QuantityError(FORMAT_WRONG)
     positive, num, denom, suffix = _scan(text)
     amount = Decimal(f"{num}.{denom}" if denom else num)
+    exponent = -len(denom)  # of `amount`, kept exactly by every step below
     if suffix in _BINARY:
-        exponent = 10 * _BINARY[suffix]
-        value, fmt = amount * (Decimal(2) ** exponent), BINARY_SI
-        fast = not denom and 15 - len(num) - int(exponent * 3 / 10) - 1 >= 0 and value <= _MAX_INT64
+        power = 10 * _BINARY[suffix]
+        value, fmt = _CONTEXT.multiply(amount, Decimal(2**power)), BINARY_SI
+        fast = not denom and 15 - len(num) - int(power * 3 / 10) - 1 >= 0 and value <= _MAX_INT64
         if not fast:
-            value = min(_round_nano(value), _MAX_INT64)
+            value = min(_round_nano(value, exponent), _MAX_INT64)
+            exponent = value.as_tuple().exponent  # type: ignore[assignment]  # at most 28 digits now
             if value < 1:
                 fmt = DECIMAL_SI
     elif suffix in _DECIMAL:
         value, fmt = amount.scaleb(_DECIMAL[suffix], context=_CONTEXT), DECIMAL_SI
+        exponent += _DECIMAL[suffix]
     elif len(suffix) > 1 and suffix[0] in "eE" and _EXPONENT.match(suffix):
-        value, fmt = amount.scaleb(int(suffix[1:]), context=_CONTEXT), DECIMAL_EXPONENT
+        scale = _decimal_exponent(suffix)
+        value, fmt = amount.scaleb(scale, context=_CONTEXT), DECIMAL_EXPONENT
+        exponent += scale
     else:
         raise QuantityError(SUFFIX)
     if not positive:
-        value = -value
-    return _round_nano(value), fmt
+        value = value.copy_negate()  # exact: the operators would round to the thread's context
+    return _round_nano(value, exponent), fmt
 
 
 def _canonical(value: Decimal, fmt: str) -> str:
     if value == 0:
         return "0"
-    if fmt == BINARY_SI and abs(value) >= 1024 and value == value.to_integral_value():
+    if fmt == BINARY_SI and value.copy_abs() >= 1024 and value.adjusted() < _MAX_PADDED_DIGITS and value == value.to_integral_value():
         integer = int(value)
         power = 0
         while power < 6 and integer % (1024 ** (power + 1)) == 0:
             power += 1
         mantissa = integer // (1024**power)
         return f"{mantissa}{_BINARY_SUFFIX[power]}" if power else str(mantissa)
-    sign, digits, exponent = value.normalize(context=_CONTEXT).as_tuple()
-    mantissa = int("".join(map(str, digits)))
-    shift = exponent % 3  # type: ignore[operator]
-    mantissa, exponent = mantissa * 10**shift, exponent - shift  # type: ignore[operator]
+    # The digits as text: a value may have more digits than Python converts to an int.
+    scientific, _, adjusted = format(value.normalize(context=_CONTEXT), "E").partition("E")
+    sign = "-" if scientific.startswith("-") else ""
+    digits = scientific.lstrip("-").replace(".", "")
+    exponent = int(adjusted) - (len(digits) - 1)
+    shift = exponent % 3  # Go multiplies the mantissa by 10 until the exponent is a multiple of 3
+    digits, exponent = digits + "0" * shift, exponent - shift
     if fmt == DECIMAL_EXPONENT:
         suffix = f"e{exponent}" if exponent else ""
+    elif exponent > 18 and len(digits) + exponent - 18 > _MAX_PADDED_DIGITS:
+        suffix = f"e{exponent}"
     else:
         if exponent > 18:
-            mantissa, exponent = mantissa * 10 ** (exponent - 18), 18
+            digits, exponent = digits + "0" * (exponent - 18), 18
         suffix = _DECIMAL_SUFFIX[exponent]
-    return f"{'-' if sign else ''}{mantissa}{suffix}"
+    return f"{sign}{digits}{suffix}"

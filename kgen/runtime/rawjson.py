@@ -1,12 +1,29 @@
-"""Holders of arbitrary JSON: runtime.RawExtension, metav1.FieldsV1, and JSON copying."""
+"""Holders of arbitrary JSON: runtime.RawExtension, metav1.FieldsV1, and JSON copying.
+
+What a holder takes is checked when it is built (`check_json`): JSON data only, finite
+numbers, strings that UTF-8 can write, nested no deeper than the JSON decoder reads
+(`MAX_DEPTH`), and no list or object repeated so often that writing it out would cost
+far more than checking it did. So a value that decodes can always be written back.
+"""
 
 from __future__ import annotations
 
 import copy
 import marshal
+import math
+import re
 from typing import Any
 
+import pydantic_core
 from pydantic_core import core_schema
+
+#: How deeply JSON may nest: the limit of the JSON parser that decodes models
+#: (pydantic-core's), applied to every other way in too (YAML, protobuf, Python data).
+MAX_DEPTH = 200
+
+#: Python writes integers of up to 4300 digits (sys.int_info.default_max_str_digits).
+_INT_LIMIT = 10**4300
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def copy_json(value: Any) -> Any:
@@ -34,8 +51,134 @@ def _copy_recursive(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
+def parse_json(data: bytes | str) -> Any:
+    """Parse JSON text into checked JSON data; ValueError, saying what is wrong, if it is not
+    JSON (NaN and Infinity are not) or breaks a limit of `check_json`."""
+    try:
+        value = pydantic_core.from_json(data, allow_inf_nan=False)
+    except ValueError as err:
+        raise ValueError(f"invalid JSON: {err}") from None
+    check_json(value)
+    return value
+
+
+#: Python data may hold a list or dict in several places; written out, those repeats may
+#: add at most this much (or as much as the data holds once, if that is more).
+_MAX_REPEATED = 10_000
+
+
+def check_json(value: Any) -> None:
+    """Raise ValueError unless `value` is JSON data that encodes as it decoded.
+
+    JSON data is dicts with str keys, lists, str, int (up to 4300 digits), finite float,
+    bool and None, nested at most `MAX_DEPTH` deep. Python data may hold the same list or
+    dict in several places, but not inside itself, and not so often that writing it out
+    would cost far more than checking it. Both walks keep their own stack (no recursion)."""
+    if not isinstance(value, (dict, list)):
+        _check_scalar(value)
+        return
+    # The walk of a tree (all that JSON decodes to); a list or dict met twice hands the
+    # value to the walk that counts repeats.
+    seen: set[int] = set()
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        container, depth = stack.pop()
+        if id(container) in seen:
+            _check_repeats(value)
+            return
+        seen.add(id(container))
+        if depth > MAX_DEPTH:
+            raise ValueError(f"JSON nested more than {MAX_DEPTH} levels deep")
+        if isinstance(container, dict):
+            for name in container:
+                if type(name) is not str or not name.isascii():
+                    _check_key(name)
+            items = container.values()
+        else:
+            items = container
+        for item in items:  # the common types inline: this runs for every value decoded
+            kind = type(item)
+            if kind is dict or kind is list:
+                stack.append((item, depth + 1))
+            elif kind is str:
+                if not item.isascii():
+                    _check_scalar(item)
+            elif kind is int:
+                if not -_INT_LIMIT < item < _INT_LIMIT:
+                    _check_scalar(item)
+            elif kind is not bool and item is not None:
+                if isinstance(item, (dict, list)):
+                    stack.append((item, depth + 1))
+                else:
+                    _check_scalar(item)
+
+
+def _check_key(name: Any) -> None:
+    if not isinstance(name, str):
+        raise ValueError(f"JSON object keys are strings, not {type(name).__name__} ({name!r})")
+    if not name.isascii() and _SURROGATE.search(name):
+        raise ValueError(f"JSON text is UTF-8, which cannot hold the lone surrogate in {name!r}")
+
+
+def _check_repeats(value: Any) -> None:
+    """`check_json` for data that holds a list or dict more than once: each is walked once,
+    counting how much writing the whole out would repeat."""
+    written: dict[int, int] = {}  # id -> values it writes out, once its walk is done
+    open_ids: set[int] = set()  # the lists and dicts from the top down to the current one
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    held = 0
+    while stack:
+        container, leaving = stack.pop()
+        key = id(container)
+        items = container.values() if isinstance(container, dict) else container
+        if leaving:
+            open_ids.discard(key)
+            written[key] = 1 + sum(written[id(item)] if isinstance(item, (dict, list)) else 1 for item in items)
+            continue
+        if key in written:
+            continue  # met before: checked then
+        if key in open_ids:
+            raise ValueError("a JSON value cannot contain itself (a list or object holds itself)")
+        if len(open_ids) >= MAX_DEPTH:
+            raise ValueError(f"JSON nested more than {MAX_DEPTH} levels deep")
+        open_ids.add(key)
+        held += 1 + len(container)
+        stack.append((container, True))
+        if isinstance(container, dict):
+            for name in container:
+                _check_key(name)
+        for item in items:
+            if isinstance(item, (dict, list)):
+                stack.append((item, False))
+            else:
+                _check_scalar(item)
+    if written[id(value)] - held > max(_MAX_REPEATED, held):
+        raise ValueError(
+            "JSON data repeats lists or objects so often that writing it out would cost far more than "
+            f"the {held} values it holds"
+        )
+
+
+def _check_scalar(value: Any) -> None:
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, str):
+        if not value.isascii() and _SURROGATE.search(value):
+            raise ValueError(f"JSON text is UTF-8, which cannot hold the lone surrogate in {value!r}")
+    elif isinstance(value, int):
+        if not -_INT_LIMIT < value < _INT_LIMIT:
+            raise ValueError("JSON integers here are limited to 4300 digits")
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"JSON numbers are finite, not {value!r} (Go cannot encode it either)")
+    else:
+        raise ValueError(f"{type(value).__name__} is not JSON data")
+
+
 class _RawJSON:
-    """Base: holds one parsed JSON value; mutable, so copies copy it."""
+    """Base: holds one parsed JSON value; mutable, so copies copy it.
+
+    Building one checks the value (`check_json`): ValueError if it is not JSON data."""
 
     __slots__ = ("raw",)
     ZERO_JSON = None
@@ -43,6 +186,8 @@ class _RawJSON:
     def __init__(self, raw: Any = None):
         if isinstance(raw, _RawJSON):
             raw = copy_json(raw.raw)
+        else:
+            check_json(raw)
         self.raw = raw
 
     def to_json(self) -> Any:

@@ -25,8 +25,12 @@ from pydantic import BaseModel, ValidationError
 
 from kgen.runtime.conversion import DEFAULT_SCOPE, Scope
 from kgen.runtime.model import DECODE
+from kgen.runtime.rawjson import MAX_DEPTH
 
 INTERNAL_VERSION = "__internal"
+
+#: The API server's default limit on a request body (its MaxRequestBodyBytes, 3 MiB).
+MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
 
 _KUBE_VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
 
@@ -256,14 +260,31 @@ class Scheme:
         data: bytes | str,
         field_validation: FieldValidation | str = FieldValidation.STRICT,
         default: bool = True,
+        max_bytes: int | None = MAX_REQUEST_BODY_BYTES,
     ) -> DecodeResult:
-        """Decode a serialized object of any registered kind, check its fields, default it."""
+        """Decode a serialized object of any registered kind, check its fields, default it.
+
+        Raises only `APIError`: 413 RequestEntityTooLarge for data longer than `max_bytes`
+        (the API server's default request body limit; None for no limit), else 400 BadRequest
+        for anything that is not a valid object of a registered kind: not JSON (NaN and
+        Infinity are not JSON), nested deeper than the JSON decoder reads (`MAX_DEPTH`),
+        strict field errors, values of the wrong type or out of range."""
         mode = FieldValidation(field_validation)
-        raw = data.encode() if isinstance(data, str) else data
+        if isinstance(data, str):
+            raw = data.encode("utf-8", "surrogatepass")  # a lone surrogate is then invalid UTF-8
+        elif isinstance(data, (bytes, bytearray, memoryview)):
+            raw = bytes(data)
+        else:
+            raise bad_request(f"the object must be JSON text (str or bytes), not {type(data).__name__}")
+        if max_bytes is not None and len(raw) > max_bytes:
+            raise APIError(413, "RequestEntityTooLarge", f"Request entity too large: limit is {max_bytes}")
         try:
-            document = json.loads(raw, object_pairs_hook=_PairsDict)
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            raise bad_request(f"invalid JSON: {err}") from None
+            document = json.loads(raw, object_pairs_hook=_PairsDict, parse_constant=_not_json)
+        except ValueError as err:  # JSONDecodeError, UnicodeDecodeError, integers Python does not read
+            problem = "a number has more than 4300 digits" if "integer string conversion" in str(err) else err
+            raise bad_request(f"invalid JSON: {problem}") from None
+        except RecursionError:  # the standard library's parser recurses; the limit is far below it
+            raise bad_request(f"invalid JSON: nested more than {MAX_DEPTH} levels deep") from None
         if not isinstance(document, dict):
             raise bad_request("the object must be a JSON object")
         api_version, kind = document.get("apiVersion"), document.get("kind")
@@ -352,46 +373,94 @@ class _PairsDict(dict):
 
 
 def field_problems(cls: type, document: Any) -> list[str]:
-    """Unknown and duplicate fields of a decoded JSON document, as the API server words them."""
+    """Unknown and duplicate fields of a decoded JSON document, as the API server words them,
+    in document order. The walk keeps its own stack: nesting costs no Python recursion."""
     problems: list[str] = []
-    _walk_model(cls, document, "", problems)
+    # Entries are (shape, value, path) to walk, or a problem to report when reached, so
+    # that problems come out in the order a recursive walk finds them. Paths are linked
+    # (parent, key, index?) tuples, written out only for a problem.
+    stack: list[Any] = [(_shape(cls), document, None)]
+    while stack:
+        entry = stack.pop()
+        if type(entry) is str:
+            problems.append(entry)
+            continue
+        (kind, argument), value, path = entry
+        if kind is _MODEL:
+            if not isinstance(value, dict):
+                continue
+            for key in dict.fromkeys(getattr(value, "duplicates", ())):
+                problems.append(f'duplicate field "{_path_text((path, key, False))}"')
+            fields = _json_fields(argument)
+            children: list[Any] = []
+            for key, item in value.items():
+                field_annotation = fields.get(key)
+                if field_annotation is None:
+                    children.append(f'unknown field "{_path_text((path, key, False))}"')
+                else:
+                    shape = _shape(field_annotation)
+                    if shape[0] is not _LEAF:
+                        children.append((shape, item, (path, key, False)))
+            stack.extend(reversed(children))
+        elif kind is _UNION:
+            stack.extend((option, value, path) for option in reversed(argument))
+        elif kind is _LIST:
+            if isinstance(value, list):
+                stack.extend((argument, value[index], (path, index, True)) for index in range(len(value) - 1, -1, -1))
+        elif kind is _MAP:
+            if isinstance(value, dict):
+                for key in dict.fromkeys(getattr(value, "duplicates", ())):
+                    problems.append(f'duplicate field "{_path_text((path, key, True))}"')
+                stack.extend((argument, item, (path, key, True)) for key, item in reversed(value.items()))
+        elif kind is _MAP_OF_LEAVES:
+            for key in dict.fromkeys(getattr(value, "duplicates", ())):
+                problems.append(f'duplicate field "{_path_text((path, key, True))}"')
     return problems
 
 
-def _walk_model(cls: type, value: Any, path: str, problems: list[str]) -> None:
-    if not isinstance(value, dict):
-        return
-    for key in dict.fromkeys(getattr(value, "duplicates", ())):
-        problems.append(f'duplicate field "{_join(path, key)}"')
-    fields = _json_fields(cls)
-    for key, item in value.items():
-        annotation = fields.get(key)
-        if annotation is None:
-            problems.append(f'unknown field "{_join(path, key)}"')
-        else:
-            _walk_value(annotation, item, _join(path, key), problems)
+def _path_text(path: Any) -> str:
+    """`spec.ports[1].name` from a linked path of the field walk."""
+    parts: list[str] = []
+    while path is not None:
+        path, key, indexed = path
+        parts.append(f"[{key}]" if indexed else (f".{key}" if path is not None else key))
+    return "".join(reversed(parts))
 
 
-def _walk_value(annotation: Any, value: Any, path: str, problems: list[str]) -> None:
+_MODEL, _UNION, _LIST, _MAP, _MAP_OF_LEAVES, _LEAF = "model", "union", "list", "map", "map of leaves", "leaf"
+_SHAPES: dict[Any, tuple[str, Any]] = {}
+
+
+def _shape(annotation: Any) -> tuple[str, Any]:
+    """What the field walk does with a value of this annotation, and with what: a model's
+    class, a union's options, a list's or map's item annotation (cached: the walk is hot)."""
+    try:
+        return _SHAPES[annotation]
+    except KeyError:
+        shape = _SHAPES[annotation] = _compute_shape(annotation)
+        return shape
+    except TypeError:  # an unhashable annotation
+        return _compute_shape(annotation)
+
+
+def _compute_shape(annotation: Any) -> tuple[str, Any]:
+    """Shapes of unions, lists and maps hold the shapes of what they hold; leaves are skipped."""
     origin = typing.get_origin(annotation)
     if origin is typing.Annotated:
-        _walk_value(typing.get_args(annotation)[0], value, path, problems)
-    elif origin in (typing.Union, types.UnionType):
-        for option in typing.get_args(annotation):
-            if option is not type(None):
-                _walk_value(option, value, path, problems)
-    elif origin is list and isinstance(value, list):
-        (item,) = typing.get_args(annotation)
-        for index, element in enumerate(value):
-            _walk_value(item, element, f"{path}[{index}]", problems)
-    elif origin is dict and isinstance(value, dict):
-        _, item = typing.get_args(annotation)
-        for key in dict.fromkeys(getattr(value, "duplicates", ())):
-            problems.append(f'duplicate field "{path}[{key}]"')
-        for key, element in value.items():
-            _walk_value(item, element, f"{path}[{key}]", problems)
-    elif isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        _walk_model(annotation, value, path, problems)
+        return _shape(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        options = tuple(_shape(option) for option in typing.get_args(annotation) if option is not type(None))
+        options = tuple(option for option in options if option[0] is not _LEAF)
+        return (_UNION, options) if options else (_LEAF, None)
+    if origin is list:
+        item = _shape(typing.get_args(annotation)[0])
+        return (_LIST, item) if item[0] is not _LEAF else (_LEAF, None)
+    if origin is dict:
+        item = _shape(typing.get_args(annotation)[1])
+        return (_MAP, item) if item[0] is not _LEAF else (_MAP_OF_LEAVES, None)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return (_MODEL, annotation)
+    return (_LEAF, None)
 
 
 _FIELDS_CACHE: dict[type, dict[str, Any]] = {}
@@ -406,10 +475,6 @@ def _json_fields(cls: type) -> dict[str, Any]:
     return fields
 
 
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
-
-
 def _json_path(loc: tuple) -> str:
     out = ""
     for part in loc:
@@ -418,5 +483,9 @@ def _json_path(loc: tuple) -> str:
 
 
 def _excerpt(raw: bytes) -> str:
-    text = raw.decode("utf-8", "replace")
+    text = raw[:400].decode("utf-8", "replace")
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON (Go refuses it too)")

@@ -21,24 +21,36 @@ _RFC3339 = re.compile(
 )
 
 
+class TimeRangeError(ValueError):
+    """An instant that Python's datetime cannot hold (before year 1 or after 9999 in UTC).
+
+    Go reads such times; kgen's Time and MicroTime are datetimes and refuse them with this
+    error (a ValueError, so model decoding reports it as a validation error)."""
+
+
 def parse_rfc3339_nanos(text: str) -> tuple[datetime, int]:
     """Go's time.Parse(time.RFC3339, text): the instant in UTC (to the microsecond) and the
-    fraction of its second in nanoseconds (Go reads nine fractional digits, ignoring more)."""
+    fraction of its second in nanoseconds (Go reads nine fractional digits, ignoring more).
+
+    Raises ValueError for text that is not such a timestamp, TimeRangeError (a ValueError)
+    for one outside the years 1-9999 in UTC."""
     match = _RFC3339.fullmatch(text)
     if not match:
         raise ValueError(f'parsing time "{text}" as "2006-01-02T15:04:05Z07:00": not an RFC 3339 timestamp')
     year, month, day, hour, minute, second, fraction, offset = match.groups()
     nanos = int((fraction or "0")[:9].ljust(9, "0"))
-    if offset == "Z":
-        tz = timezone.utc
-    else:
-        sign = 1 if offset[0] == "+" else -1
-        tz = timezone(sign * timedelta(hours=int(offset[1:3]), minutes=int(offset[4:6])))
+    if year == "0000":
+        raise TimeRangeError(f'parsing time "{text}": the year 0 is before year 1, where kgen\'s times begin')
     try:
+        if offset == "Z":
+            tz = timezone.utc
+        else:
+            sign = 1 if offset[0] == "+" else -1
+            tz = timezone(sign * timedelta(hours=int(offset[1:3]), minutes=int(offset[4:6])))
         value = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second), nanos // 1000, tz)
     except ValueError as err:
         raise ValueError(f'parsing time "{text}": {err}') from None
-    return value.astimezone(timezone.utc), nanos
+    return _as_utc(value), nanos
 
 
 def parse_rfc3339(text: str) -> datetime:
@@ -47,14 +59,25 @@ def parse_rfc3339(text: str) -> datetime:
 
 
 def _as_utc(value: datetime) -> datetime:
-    """The same instant in UTC; a naive datetime is taken to be UTC (as `from_datetime` does)."""
+    """The same instant in UTC; a naive datetime is taken to be UTC (as `from_datetime` does).
+
+    TimeRangeError if that instant is outside the years 1-9999 (such as 9999-12-31T23:00:00-01:00)."""
     if value.tzinfo is None:
         return value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc)
+    try:
+        return value.astimezone(timezone.utc)
+    except OverflowError:
+        raise TimeRangeError(
+            f"{value.isoformat()} is {'after year 9999' if value.year > 1 else 'before year 1'} in UTC: "
+            "kgen's times are Python datetimes, which hold the years 1-9999"
+        ) from None
 
 
 class Time(datetime):
-    """A timestamp with second precision on the wire; always timezone-aware (UTC)."""
+    """A timestamp with second precision on the wire; always timezone-aware (UTC).
+
+    Decoding text that is not an RFC 3339 timestamp is a ValueError; an instant outside the
+    years 1-9999 in UTC is a TimeRangeError (a ValueError too)."""
 
     ZERO_JSON = None
     _extra_nanos = 0
@@ -154,34 +177,62 @@ class MicroTime(Time):
         return text
 
 
-_DURATION_PART = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
 _UNIT_NANOS = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": 10**9, "m": 60 * 10**9, "h": 3600 * 10**9}
+# One part of a duration: digits, a fraction, a unit (anything up to the next digit or dot).
+_DURATION_PART = re.compile(r"([0-9]*)(\.[0-9]*)?([^0-9.]*)")
+_MAX_NANOS = 1 << 63  # Go adds in a uint64 and checks against this
 
 
 def parse_go_duration(text: str) -> int:
-    """Parse a Go duration string (`1h2m3.5s`, `-300ms`) into nanoseconds."""
+    """Parse a Go duration string (`1h2m3.5s`, `-300ms`) into nanoseconds, as Go's
+    time.ParseDuration does: ASCII digits, the units ns, us (µs), ms, s, m and h, and a
+    total that fits in an int64; ValueError with Go's message otherwise."""
     original = text
-    sign = 1
+    negative = False
     if text and text[0] in "+-":
-        sign, text = (-1 if text[0] == "-" else 1), text[1:]
+        negative, text = text[0] == "-", text[1:]
     if text == "0":
         return 0
     if not text:
         raise ValueError(f'time: invalid duration "{original}"')
     total = 0
-    pos = 0
-    while pos < len(text):
-        match = _DURATION_PART.match(text, pos)
-        if not match:
-            raise ValueError(f'time: invalid duration "{original}": expected a number and a unit (ns, us, ms, s, m, h)')
-        number, unit = match.groups()
-        whole, _, fraction = number.partition(".")
-        nanos = int(whole or "0") * _UNIT_NANOS[unit]
-        if fraction:
-            nanos += int(fraction) * _UNIT_NANOS[unit] // 10 ** len(fraction)
-        total += nanos
-        pos = match.end()
-    return sign * total
+    for whole, fraction, unit in _DURATION_PART.findall(text):
+        if not whole and len(fraction) < 2:  # no digits before the unit (or the end of the text)
+            if not fraction and not unit:
+                continue  # the empty match at the end of the text
+            raise ValueError(f'time: invalid duration "{original}"')
+        if len(whole) > 19 and len(whole := whole.lstrip("0")) > 19:  # Go's leadingInt overflows
+            raise ValueError(f'time: invalid duration "{original}"')
+        if not unit:
+            raise ValueError(f'time: missing unit in duration "{original}"')
+        unit_nanos = _UNIT_NANOS.get(unit)
+        if unit_nanos is None:
+            raise ValueError(f'time: unknown unit "{unit}" in duration "{original}"')
+        total += int(whole or "0") * unit_nanos
+        if len(fraction) > 1:
+            total += _fraction_nanos(fraction[1:], unit_nanos)
+        if total > _MAX_NANOS:  # Go checks each part and the sum; parts only add
+            raise ValueError(f'time: invalid duration "{original}"')
+    if negative:
+        return -total
+    if total > _MAX_NANOS - 1:
+        raise ValueError(f'time: invalid duration "{original}"')
+    return total
+
+
+def _fraction_nanos(fraction: str, unit_nanos: int) -> int:
+    """Go's leadingFraction and its float64 arithmetic: digits that would overflow are read
+    and ignored, and the fraction of the unit is truncated to whole nanoseconds."""
+    digits = 0
+    scale = 1.0
+    # Past 308 digits the scale is infinite and the fraction adds 0, whatever follows.
+    for char in fraction[:400]:
+        following = digits * 10 + int(char)
+        if digits > (_MAX_NANOS - 1) // 10 or following > _MAX_NANOS:
+            break
+        digits = following
+        scale *= 10
+    return int(float(digits) * (float(unit_nanos) / scale))
 
 
 def format_go_duration(nanos: int) -> str:
@@ -217,7 +268,10 @@ def _frac(value: int, precision: int) -> str:
 
 
 class Duration(timedelta):
-    """A duration written as Go's duration string."""
+    """A duration written as Go's duration string.
+
+    Decoding refuses, with ValueError worded as Go's, what time.ParseDuration refuses,
+    including durations beyond an int64 of nanoseconds (about 292 years)."""
 
     ZERO_JSON = "0s"
 
@@ -227,8 +281,20 @@ class Duration(timedelta):
 
     @classmethod
     def parse(cls, text: str) -> Duration:
-        """Parse a Go duration string."""
-        return cls(microseconds=parse_go_duration(text) / 1000)
+        """Parse a Go duration string (ValueError with Go's message if it is not one, or
+        beyond an int64 of nanoseconds, as Go's time.ParseDuration)."""
+        return cls.from_nanoseconds(parse_go_duration(text))
+
+    @classmethod
+    def from_nanoseconds(cls, nanos: int) -> Duration:
+        """The duration of `nanos` nanoseconds, rounded half to even to the microsecond (toward
+        zero at the ends of int64, so that what it writes stays a Go duration)."""
+        micros, rest = divmod(nanos, 1000)
+        if rest > 500 or (rest == 500 and micros % 2):
+            micros += 1
+        if not -_MAX_NANOS <= micros * 1000 < _MAX_NANOS:
+            micros = -(-nanos // 1000) if nanos < 0 else nanos // 1000
+        return cls(microseconds=micros)
 
     def nanoseconds(self) -> int:
         return (self.days * 86400 + self.seconds) * 10**9 + self.microseconds * 1000
@@ -250,7 +316,10 @@ class Duration(timedelta):
         if isinstance(value, cls):
             return value
         if isinstance(value, timedelta):
-            return cls.from_timedelta(value)
+            duration = cls.from_timedelta(value)
+            if not -_MAX_NANOS <= duration.nanoseconds() < _MAX_NANOS:
+                raise ValueError(f"a duration is an int64 of nanoseconds (about 292 years), not {value}")
+            return duration
         if isinstance(value, str):
             return cls.parse(value)
         raise ValueError(f"a duration is a Go duration string such as '1h30m', not {type(value).__name__}")
