@@ -77,6 +77,8 @@ def evaluate(expression: str, self_value=None):
         ("quantity('1500m').compareTo(quantity('1.5')) == 0 && quantity('1') == quantity('1000m')", True),
         ("quantity('1Mi').add(quantity('1Mi')).isInteger() && quantity('2Mi').asInteger() == 2097152", True),
         ("quantity('5').sub(3).asInteger() == 2 && quantity('-1').sign() == -1 && quantity('0').sign() == 0", True),
+        # quantities as large as apimachinery allows add without overflowing
+        ("quantity('1e999999999').add(quantity('1e999999999')).isGreaterThan(quantity('1e999999999'))", True),
         ("isQuantity('1.5Gi') && !isQuantity('1.5 Gi') && quantity('250m').asApproximateFloat() == 0.25", True),
         # semver
         ("semver('1.2.3').major() == 1 && semver('1.2.3').minor() == 2 && semver('1.2.3').patch() == 3", True),

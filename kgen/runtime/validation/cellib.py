@@ -23,7 +23,7 @@ import ipaddress
 import re
 import urllib.parse
 from collections.abc import Callable
-from decimal import Decimal
+from decimal import MAX_EMAX, MAX_PREC, MIN_EMIN, Context, Decimal
 from typing import Any
 
 from kgen.runtime.validation import regexp
@@ -231,6 +231,9 @@ def _is_quantity(text: Any) -> bool:
     except (ValueError, TypeError):
         return False
     return True
+
+
+_QUANTITY_CONTEXT = Context(prec=MAX_PREC, Emax=MAX_EMAX, Emin=MIN_EMIN)
 
 
 def _quantity_value(value: Any, function: str) -> Decimal:
@@ -687,8 +690,9 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "isInteger": _is_integer,
     "asInteger": _as_integer,
     "asApproximateFloat": lambda q: float(_q(q, "asApproximateFloat").value),
-    "add": lambda a, b: _quantity_result(_quantity_value(a, "add") + _quantity_value(b, "add"), a),
-    "sub": lambda a, b: _quantity_result(_quantity_value(a, "sub") - _quantity_value(b, "sub"), a),
+    # in the quantity module's unbounded context: quantities may be as large as 1e999999999
+    "add": lambda a, b: _quantity_result(_QUANTITY_CONTEXT.add(_quantity_value(a, "add"), _quantity_value(b, "add")), a),
+    "sub": lambda a, b: _quantity_result(_QUANTITY_CONTEXT.subtract(_quantity_value(a, "sub"), _quantity_value(b, "sub")), a),
     # semver
     "semver": _semver,
     "isSemver": _is_semver,
