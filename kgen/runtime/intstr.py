@@ -103,6 +103,12 @@ class IntOrString:
         )
 
 
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: Any, handler: Any) -> dict[str, Any]:
+        """As the OpenAPI documents say it (`x-kubernetes-int-or-string`)."""
+        return {"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": True}
+
+
 def get_scaled_value_from_int_or_percent(value: IntOrString | None, total: int, round_up: bool) -> int:
     """Go's intstr.GetScaledValueFromIntOrPercent: a nil value is an error, as there."""
     if value is None:

@@ -213,7 +213,7 @@ class Model(BaseModel):
         if unwritable is not None:
             path, text = unwritable
             raise ValidationError.from_exception_data(cls.__name__, [{"type": "string_unicode", "loc": path, "input": text}])
-        return cls.model_validate(data, by_alias=True, by_name=False, context=DECODE)
+        return cls.model_validate(data, strict=True, by_alias=True, by_name=False, context=DECODE)
 
     if not TYPE_CHECKING:
 
@@ -239,6 +239,35 @@ class Model(BaseModel):
             # generated function would build the base class.
             return self.model_copy(deep=True)
         return self.__kgen_deep_copy__(self)
+
+    def __repr_args__(self) -> Any:
+        """The fields that were set (decoded, passed or assigned), as `repr` shows them: a
+        Deployment's repr is its content, not two hundred zero values."""
+        values = self.__dict__
+        for name in self.__class__.model_fields:
+            if name in self.__pydantic_fields_set__:
+                yield name, values[name]
+
+    # pydantic v1's methods, which pydantic 2 keeps (deprecated) with snake_case keys: here
+    # they do what kgen's names do, so that code written for v1 writes Go's JSON.
+
+    def json(self, **_: Any) -> str:  # type: ignore[override]
+        """`to_json()` as text (pydantic v1's name)."""
+        return self.to_json().decode()
+
+    def dict(self, **_: Any) -> dict[str, Any]:  # type: ignore[override]
+        """`to_dict()` (pydantic v1's name)."""
+        return self.to_dict()
+
+    @classmethod
+    def parse_obj(cls, obj: Any) -> Self:  # type: ignore[override]
+        """`from_dict()` (pydantic v1's name)."""
+        return cls.from_dict(obj)
+
+    @classmethod
+    def parse_raw(cls, b: str | bytes, **_: Any) -> Self:  # type: ignore[override]
+        """`from_json()` (pydantic v1's name)."""
+        return cls.from_json(b)
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

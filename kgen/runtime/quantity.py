@@ -184,6 +184,16 @@ class Quantity:
         )
 
 
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: Any, handler: Any) -> dict[str, Any]:
+        """As controller-gen writes a Quantity in a CRD."""
+        return {
+            "anyOf": [{"type": "integer"}, {"type": "string"}],
+            "pattern": r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$",
+            "x-kubernetes-int-or-string": True,
+        }
+
+
 def _validate(value: Any) -> Quantity:
     if isinstance(value, Quantity):
         return value

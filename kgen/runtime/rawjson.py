@@ -222,6 +222,12 @@ class _RawJSON:
         )
 
 
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: Any, handler: Any) -> dict[str, Any]:
+        """Any JSON value (`x-kubernetes-preserve-unknown-fields`), as the OpenAPI documents say it."""
+        return {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+
+
 class RawExtension(_RawJSON):
     """An embedded object kept as JSON (runtime.RawExtension); its JSON form is the object."""
 

@@ -150,6 +150,11 @@ class Time(datetime):
         return text
 
     @classmethod
+    def __get_pydantic_json_schema__(cls, schema: Any, handler: Any) -> dict[str, Any]:
+        """RFC 3339 text, as the OpenAPI documents say it."""
+        return {"type": "string", "format": "date-time"}
+
+    @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> core_schema.CoreSchema:
         return core_schema.no_info_plain_validator_function(
             cls._validate, serialization=core_schema.plain_serializer_function_ser_schema(lambda v: v.to_json())
@@ -323,6 +328,11 @@ class Duration(timedelta):
         if isinstance(value, str):
             return cls.parse(value)
         raise ValueError(f"a duration is a Go duration string such as '1h30m', not {type(value).__name__}")
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: Any, handler: Any) -> dict[str, Any]:
+        """Go's duration text (`1h30m`), as the OpenAPI documents say it."""
+        return {"type": "string"}
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> core_schema.CoreSchema:
