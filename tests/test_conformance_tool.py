@@ -6,6 +6,7 @@ from __future__ import annotations
 from bench.conformance.compare import (
     compare_conversions,
     compare_crds,
+    marker_rule_text,
     compare_swagger,
     conversion_keys_go,
     flatten_schema,
@@ -73,6 +74,17 @@ def test_crds_compare_paths_rules_and_version_flags():
     assert scores["paths"].differences["minimum"] == 1
     assert (scores["rules"].equal, scores["rules"].total) == (1, 1)  # the same rule, whatever the key order
     assert scores["parts"].differences == {"version storage": 1}
+
+
+def test_rules_no_marker_of_the_source_holds_are_counted_apart():
+    schema = {"type": "object"}
+    rules = [{"rule": "self.a == 1"}, {"rule": "self.b != \"x\""}]
+    upstream = {"things.example.com": _crd(schema, rules)}
+    ours = {"things.example.com": _crd(schema, rules[:1])}
+    source = 'package v1\n// +kubebuilder:validation:XValidation:rule="self.a == 1"\n// <gateway:experimental:validation:XValidation:rule="self.b != \\"x\\"">\n'
+    scores = compare_crds(upstream, ours, marker_rule_text([source]))
+    assert (scores["rules"].equal, scores["rules"].total) == (1, 1)
+    assert (scores["rules outside markers"].equal, scores["rules outside markers"].total) == (0, 1)
 
 
 def test_conversion_functions_are_matched_by_versions_and_types():

@@ -143,10 +143,26 @@ def _rules(schema: Any, path: str, out: list[tuple[str, str]]) -> None:
         _rules(sub, f"{path}.{name}", out)
 
 
-def compare_crds(upstream: dict[str, dict], ours: dict[str, dict]) -> dict[str, Score]:
+def _squeeze(text: str) -> str:
+    return re.sub(r"[\s\\]+", "", text)
+
+
+def marker_rule_text(go_sources: list[str]) -> str:
+    """The text of every XValidation marker line of the sources, squeezed (no spaces or
+    backslashes), to tell which upstream rules a controller-gen marker wrote."""
+    lines = [line for text in go_sources for line in text.splitlines() if "+kubebuilder:validation:XValidation" in line]
+    return _squeeze("\n".join(lines))
+
+
+def compare_crds(upstream: dict[str, dict], ours: dict[str, dict], marker_rules: str | None = None) -> dict[str, Score]:
     """Schema paths (every keyword but descriptions), CEL rules at their paths, and the
-    CRDs' other parts (names, scope, versions and their flags, subresources, columns)."""
+    CRDs' other parts (names, scope, versions and their flags, subresources, columns).
+
+    With `marker_rules` (see marker_rule_text), an upstream rule that no XValidation marker
+    of the source holds is counted apart ("rules from outside controller-gen markers"):
+    a repository's own CRD tool wrote it (gateway-api's `<gateway:...>` tags)."""
     paths, rules, parts = Score("crd schema paths"), Score("cel rules"), Score("crd parts")
+    elsewhere = Score("cel rules from outside controller-gen markers")
     for name, crd in sorted(upstream.items()):
         mine = ours.get(name)
         spec, my_spec = crd.get("spec", {}), (mine or {}).get("spec", {})
@@ -176,8 +192,14 @@ def compare_crds(upstream: dict[str, dict], ours: dict[str, dict]) -> dict[str, 
                 found = remaining[rule] > 0
                 if found:
                     remaining[rule] -= 1
-                rules.add(found, "rule not at its path", f"{name} {version['name']} {rule[0]}: {rule[1][:200]}")
-    return {"paths": paths, "rules": rules, "parts": parts}
+                outside = marker_rules is not None and _squeeze(rule[1]) not in marker_rules
+                (elsewhere if outside and not found else rules).add(
+                    found, "rule not at its path", f"{name} {version['name']} {rule[0]}: {rule[1][:200]}"
+                )
+    scores = {"paths": paths, "rules": rules, "parts": parts}
+    if elsewhere.total:
+        scores["rules outside markers"] = elsewhere
+    return scores
 
 
 # -- protobuf --------------------------------------------------------------------------------------
