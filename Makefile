@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kgen-installed
 
-.PHONY: generate verify test fuzz bench bootstrap-runtime clean
+.PHONY: generate verify test servers fuzz bench bootstrap-runtime clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,8 +21,15 @@ verify: $(STAMP)
 	$(BIN)/kgen generate --verify-only
 	$(BIN)/kgen bootstrap-runtime --verify-only
 
+## Servers the tests start on loopback (etcd: a storage backend of the store and kgen serve),
+## installed from Debian's packages when missing.
+servers:
+	@command -v etcd >/dev/null 2>&1 || { \
+		SUDO=$$( [ "$$(id -u)" -ne 0 ] && echo sudo ); \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq etcd-server >/dev/null; }
+
 ## Run the whole test suite.
-test: $(STAMP)
+test: $(STAMP) servers
 	$(BIN)/python -m pytest -q
 
 ## Fuzz kgen with thousands of mutated API sources (RUNS=N, SEED=N); prints what broke.

@@ -1,0 +1,159 @@
+"""The store engine for asyncio (an ASGI server, an async fake client).
+
+`AsyncResourceStore` mirrors `ResourceStore`: every operation runs in a worker thread
+(`asyncio.to_thread`), since backends block on disk or network. A watch is started in a
+worker thread too (it may read the initial state), then iterated with `async for` without
+holding any thread: waiting for events suspends the task on the watch cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from kgen.runtime.store.engine import DeleteResult, Preconditions, ResourceStore, UpdateResult
+from kgen.runtime.store.watch import Watch
+
+
+class AsyncResourceStore:
+    """Async access to one `ResourceStore`; see its methods for the semantics."""
+
+    def __init__(self, store: ResourceStore):
+        self.store = store
+        self.info = store.info
+
+    async def create(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
+        """See `ResourceStore.create`."""
+        return await asyncio.to_thread(self.store.create, obj, dry_run=dry_run)
+
+    async def get(self, name: str, namespace: str = "", *, resource_version: str = "") -> dict[str, Any]:
+        """See `ResourceStore.get`."""
+        return await asyncio.to_thread(self.store.get, name, namespace, resource_version=resource_version)
+
+    async def list(
+        self,
+        namespace: str = "",
+        *,
+        label_selector: str = "",
+        field_selector: str = "",
+        limit: int = 0,
+        continue_token: str = "",
+        resource_version: str = "",
+        resource_version_match: str = "",
+    ) -> dict[str, Any]:
+        """See `ResourceStore.list`."""
+        return await asyncio.to_thread(
+            self.store.list,
+            namespace,
+            label_selector=label_selector,
+            field_selector=field_selector,
+            limit=limit,
+            continue_token=continue_token,
+            resource_version=resource_version,
+            resource_version_match=resource_version_match,
+        )
+
+    async def update(self, obj: dict[str, Any], *, subresource: str = "", dry_run: bool = False) -> UpdateResult:
+        """See `ResourceStore.update`."""
+        return await asyncio.to_thread(self.store.update, obj, subresource=subresource, dry_run=dry_run)
+
+    async def guaranteed_update(
+        self,
+        name: str,
+        namespace: str,
+        transform: Callable[[dict[str, Any] | None], dict[str, Any]],
+        *,
+        subresource: str = "",
+        dry_run: bool = False,
+        force_allow_create: bool = False,
+    ) -> UpdateResult:
+        """See `ResourceStore.guaranteed_update`; `transform` runs in the worker thread."""
+        return await asyncio.to_thread(
+            self.store.guaranteed_update,
+            name,
+            namespace,
+            transform,
+            subresource=subresource,
+            dry_run=dry_run,
+            force_allow_create=force_allow_create,
+        )
+
+    async def delete(
+        self,
+        name: str,
+        namespace: str = "",
+        *,
+        preconditions: Preconditions | None = None,
+        propagation_policy: str | None = None,
+        orphan_dependents: bool | None = None,
+        dry_run: bool = False,
+    ) -> DeleteResult:
+        """See `ResourceStore.delete`."""
+        return await asyncio.to_thread(
+            self.store.delete,
+            name,
+            namespace,
+            preconditions=preconditions,
+            propagation_policy=propagation_policy,
+            orphan_dependents=orphan_dependents,
+            dry_run=dry_run,
+        )
+
+    async def delete_collection(
+        self,
+        namespace: str = "",
+        *,
+        label_selector: str = "",
+        field_selector: str = "",
+        limit: int = 0,
+        continue_token: str = "",
+        resource_version: str = "",
+        resource_version_match: str = "",
+        preconditions: Preconditions | None = None,
+        propagation_policy: str | None = None,
+        orphan_dependents: bool | None = None,
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
+        """See `ResourceStore.delete_collection`."""
+        return await asyncio.to_thread(
+            self.store.delete_collection,
+            namespace,
+            label_selector=label_selector,
+            field_selector=field_selector,
+            limit=limit,
+            continue_token=continue_token,
+            resource_version=resource_version,
+            resource_version_match=resource_version_match,
+            preconditions=preconditions,
+            propagation_policy=propagation_policy,
+            orphan_dependents=orphan_dependents,
+            dry_run=dry_run,
+        )
+
+    async def watch(
+        self,
+        namespace: str = "",
+        *,
+        label_selector: str = "",
+        field_selector: str = "",
+        resource_version: str = "",
+        resource_version_match: str = "",
+        send_initial_events: bool | None = None,
+        allow_watch_bookmarks: bool = False,
+        timeout_seconds: float | None = None,
+        bookmark_interval: float | None = None,
+    ) -> Watch:
+        """See `ResourceStore.watch`; iterate the result with `async for`."""
+        return await asyncio.to_thread(
+            self.store.watch,
+            namespace,
+            label_selector=label_selector,
+            field_selector=field_selector,
+            resource_version=resource_version,
+            resource_version_match=resource_version_match,
+            send_initial_events=send_initial_events,
+            allow_watch_bookmarks=allow_watch_bookmarks,
+            timeout_seconds=timeout_seconds,
+            bookmark_interval=bookmark_interval,
+        )
