@@ -6,6 +6,7 @@ Every served version converts to and from these types; they are never served."""
 
 from __future__ import annotations
 
+from typing import Annotated as _Annotated
 from typing import Any as _Any
 
 from pydantic import Field as _Field
@@ -78,7 +79,7 @@ class FrobberSourceType(_StringEnum):
 class FrobberSource(_Model):
     """FrobberSource is a union: exactly one of its members is set, named by Type."""
 
-    type: FrobberSourceType = ""
+    type: _Annotated[str, FrobberSourceType] = ""
     """Type names the member that is set."""
     git: GitSource | None = None
     """Git fetches instructions from a repository."""
@@ -110,13 +111,17 @@ class FrobberSpec(_Model):
     """Priority orders Frobbers competing for the same widgets; higher goes first."""
     params: list[str] | None = None
     """Params are the parameters the Frobber is invoked with, in order."""
-    height_in_inches: _Int32 | None = _Field(None, alias="heightInInches")
+    height_in_inches: _Int32 | None = _Field(
+        default=None,
+        validation_alias="heightInInches",
+        serialization_alias="heightInInches",
+    )
     """HeightInInches is how tall the frobbed widget is."""
     width: _Int32 | None = None
     """Width is how wide the frobbed widget is, in inches."""
     replicas: _Int32 | None = None
     """Replicas is the number of frobbing workers."""
-    mode: FrobberMode = ""
+    mode: _Annotated[str, FrobberMode] = ""
     """Mode is how vigorously to frob."""
     turbo: bool | None = None
     """Turbo frobs twice as fast. Alpha: only honoured when the FrobberTurbo feature gate is on."""
@@ -128,11 +133,17 @@ class FrobberSpec(_Model):
     """Selector selects the widgets to frob."""
     source: FrobberSource = _Field(default_factory=FrobberSource)
     """Source says where the frobbing instructions come from."""
-    max_unavailable: _IntOrString | None = _Field(None, alias="maxUnavailable")
+    max_unavailable: _IntOrString | None = _Field(
+        default=None,
+        validation_alias="maxUnavailable",
+        serialization_alias="maxUnavailable",
+    )
     """MaxUnavailable is how many workers may be down during an update: a number or a percentage."""
     interval: _Duration | None = None
     """Interval between two frobs."""
-    extra_args: dict[str, list[str] | None] | None = _Field(None, alias="extraArgs")
+    extra_args: dict[str, list[str] | None] | None = _Field(
+        default=None, validation_alias="extraArgs", serialization_alias="extraArgs"
+    )
     """ExtraArgs are additional arguments per widget kind."""
     config: _RawExtension | None = None
     """Config is an opaque, frobber-specific configuration object."""
@@ -219,15 +230,23 @@ class FrobberPhase(_StringEnum):
 class FrobberStatus(_Model):
     """FrobberStatus is the observed state of a Frobber."""
 
-    observed_generation: _Int64 = _Field(0, alias="observedGeneration")
+    observed_generation: _Int64 = _Field(
+        default=0,
+        validation_alias="observedGeneration",
+        serialization_alias="observedGeneration",
+    )
     """ObservedGeneration is the generation the status describes."""
-    phase: FrobberPhase = ""
+    phase: _Annotated[str, FrobberPhase] = ""
     """Phase summarizes the Frobber's state."""
     conditions: list[_meta_v1_models.Condition] | None = None
     """Conditions of the Frobber."""
-    last_frobbed: _Time | None = _Field(None, alias="lastFrobbed")
+    last_frobbed: _Time | None = _Field(
+        default=None, validation_alias="lastFrobbed", serialization_alias="lastFrobbed"
+    )
     """LastFrobbed is when the Frobber last frobbed."""
-    ready_replicas: _Int32 = _Field(0, alias="readyReplicas")
+    ready_replicas: _Int32 = _Field(
+        default=0, validation_alias="readyReplicas", serialization_alias="readyReplicas"
+    )
     """ReadyReplicas is the number of workers ready to frob."""
 
     def to_dict(self) -> dict[str, _Any]:
@@ -260,7 +279,9 @@ class Frobber(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""
@@ -302,17 +323,31 @@ class FrobberTrigger(_StringEnum):
 class FrobberSchedule(_Model):
     """FrobberSchedule says when a Frobber may run."""
 
-    trigger: FrobberTrigger = ""
+    trigger: _Annotated[str, FrobberTrigger] = ""
     cron: str = ""
-    interval_minutes: _Int32 | None = _Field(None, alias="intervalMinutes")
-    start_hour: _Int32 = _Field(0, alias="startHour")
-    end_hour: _Int32 | None = _Field(None, alias="endHour")
+    interval_minutes: _Int32 | None = _Field(
+        default=None,
+        validation_alias="intervalMinutes",
+        serialization_alias="intervalMinutes",
+    )
+    start_hour: _Int32 = _Field(
+        default=0, validation_alias="startHour", serialization_alias="startHour"
+    )
+    end_hour: _Int32 | None = _Field(
+        default=None, validation_alias="endHour", serialization_alias="endHour"
+    )
     weekdays: list[str] | None = None
     days: list[_Int32] | None = None
-    time_zone: str = _Field("", alias="timeZone")
+    time_zone: str = _Field(
+        default="", validation_alias="timeZone", serialization_alias="timeZone"
+    )
     owner: str = ""
     window: str = ""
-    widget_labels: dict[str, str] | None = _Field(None, alias="widgetLabels")
+    widget_labels: dict[str, str] | None = _Field(
+        default=None,
+        validation_alias="widgetLabels",
+        serialization_alias="widgetLabels",
+    )
 
     def to_dict(self) -> dict[str, _Any]:
         """This FrobberSchedule as Go's encoding/json writes it."""
@@ -390,9 +425,11 @@ class FrobberPort(_Model):
     """Name of the port; unique within the Frobber."""
     port: _Int32 = 0
     """Port number."""
-    protocol: Protocol = ""
+    protocol: _Annotated[str, Protocol] = ""
     """Protocol of the port."""
-    target_port: _IntOrString | None = _Field(None, alias="targetPort")
+    target_port: _IntOrString | None = _Field(
+        default=None, validation_alias="targetPort", serialization_alias="targetPort"
+    )
     """TargetPort on the widget: a number or a named port."""
 
     def to_dict(self) -> dict[str, _Any]:
@@ -459,7 +496,9 @@ class FrobberList(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""
@@ -494,7 +533,9 @@ class FrobberClass(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""
@@ -538,7 +579,9 @@ class FrobberClassList(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""

@@ -5,6 +5,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable as _Callable
+from typing import Any as _Any
+
 from kgen.runtime import validation as _v
 from kgen.runtime.apimachinery.meta.v1.validation import (
     check_Condition as _meta_v1_check_Condition,
@@ -27,10 +30,10 @@ from .models import (
 )
 
 _ENUM_0 = ("Frantic", "Gentle", "Vigorous")
-_KEY_1 = lambda x: (x.name,)
+_KEY_1: _Callable[[_Any], tuple[_Any, ...]] = lambda x: (x.name,)
 _ENUM_2 = ("TCP", "UDP")
 _ENUM_3 = ("Git", "Inline")
-_KEY_4 = lambda x: (x.type,)
+_KEY_4: _Callable[[_Any], tuple[_Any, ...]] = lambda x: (x.type,)
 
 
 def check_Frobber(
@@ -41,6 +44,8 @@ def check_Frobber(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a Frobber (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.metadata
     old_value = None if old is None else old.metadata
     if old is None or value != old_value:
@@ -107,6 +112,8 @@ def check_FrobberSpec(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a FrobberSpec (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.mode
     old_value = None if old is None else old.mode
     if old is None or value != old_value:
@@ -162,6 +169,8 @@ def check_FrobberPort(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a FrobberPort (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.protocol
     old_value = None if old is None else old.protocol
     if old is None or value != old_value:
@@ -193,6 +202,8 @@ def check_FrobberSource(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a FrobberSource (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.type
     old_value = None if old is None else old.type
     if old is None or value != old_value:
@@ -243,6 +254,8 @@ def check_FrobberStatus(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a FrobberStatus (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.conditions
     old_value = None if old is None else old.conditions
     if old is None or value != old_value:
@@ -280,6 +293,8 @@ def check_FrobberList(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a FrobberList (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.metadata
     old_value = None if old is None else old.metadata
     if old is None or value != old_value:
@@ -323,6 +338,8 @@ def check_FrobberClass(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a FrobberClass (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.metadata
     old_value = None if old is None else old.metadata
     if old is None or value != old_value:
@@ -371,6 +388,8 @@ def check_FrobberClassList(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a FrobberClassList (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.metadata
     old_value = None if old is None else old.metadata
     if old is None or value != old_value:
@@ -407,7 +426,7 @@ def validate_FrobberClassList(
 
 
 #: The validation of each kind, for the Scheme: `validate(obj, path, old, options)`.
-VALIDATORS = {
+VALIDATORS: dict[type, _Callable[..., list[_v.FieldError]]] = {
     Frobber: validate_Frobber,
     FrobberClass: validate_FrobberClass,
 }

@@ -37,7 +37,9 @@ from kgen.diagnostics import Diagnostics, Position
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
 from kgen.generators.python import (
+    HOOKS_MODULE,
     ModuleContext,
+    hooks_protocol,
     package_file,
     package_sources,
     per_universe,
@@ -615,6 +617,13 @@ def _file(universe: Universe, module: _Module) -> GeneratedFile:
     conversion_error = (
         context.python_class("kgen.runtime.conversion:ConversionError") if any(v.pending for v in views) else None
     )
+    callable_, any_ = context.stdlib("collections.abc", "Callable"), context.stdlib("typing", "Any")
+    called = [
+        (v.direction.hook_name, f"src: {v.source_class}, dst: {v.target_class}, scope: {scope}", "object")
+        for v in views
+        if v.hooked
+    ]
+    protocol = hooks_protocol(context, called)
     sources = package_sources(home, *(["conversion.py"] if hooks_module else []))
     path = package_file(home, "conversion.py")
     hub_names = sorted({p.hub.import_path for p, _ in module.plans})
@@ -634,6 +643,10 @@ def _file(universe: Universe, module: _Module) -> GeneratedFile:
         conversion_error=conversion_error,
         values=values,
         mark_set=mark_set,
+        callable=callable_,
+        any=any_,
+        hooks_alias=HOOKS_MODULE,
+        hooks_protocol=protocol,
         py_string=py_string,
         docstring=docstring,
     )

@@ -20,9 +20,11 @@ from kgen.diagnostics import Diagnostics, Position
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
 from kgen.generators.python import (
+    HOOKS_MODULE,
     INT_BITS,
     ModuleContext,
     StructPlan,
+    hooks_protocol,
     package_file,
     package_sources,
     per_universe,
@@ -213,8 +215,17 @@ def _file(universe: Universe, package: Package, structs: list[TypeDef], plan: _P
     hooks_alias = None
     if hooks and package.hooks_module:
         hooks_alias = "_hooks"
-        context.imports[(package.hooks_module, "defaults")] = hooks_alias
+        context.imports[(package.hooks_module, "defaults")] = HOOKS_MODULE
     views = [_view(context, t, hooks.get(t.python_name), hooks_alias, plan) for t in structs]
+    callable_ = context.stdlib("collections.abc", "Callable")
+    any_ = context.stdlib("typing", "Any")
+    called = []
+    if hooks_alias:
+        for typedef in structs:
+            base, extra = hooks.get(typedef.python_name) or (None, [])
+            for hook in ([base] if base else []) + extra:
+                called.append((hook.name, f"obj: {typedef.python_name}", "object"))
+    protocol = hooks_protocol(context, called)
     roots = [t.python_name for t in structs if t.is_kind or t.is_list]
     sources = package_sources(package, *(["defaults.py"] if hooks_alias else []))
     path = package_file(package, "defaulters.py")
@@ -228,6 +239,9 @@ def _file(universe: Universe, package: Package, structs: list[TypeDef], plan: _P
         classes=sorted(t.python_name for t in structs),
         defaulters=views,
         roots=roots,
+        hooks_protocol=protocol,
+        callable=callable_,
+        any=any_,
         docstring=docstring,
     )
 

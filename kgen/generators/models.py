@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from kgen.generators.options import GeneratorOptions
 from kgen.generators.python import (
     ModuleContext,
+    enum_base,
     nullable,
     package_file,
     package_sources,
@@ -122,6 +123,7 @@ def _models_file(universe: Universe, package: Package) -> GeneratedFile:
     context = ModuleContext(universe, package, "models")
     context.runtime("Model")
     context.runtime("finish_models")
+    context.stdlib("typing", "Any")
     enums: list[EnumView] = []
     aliases: list[AliasView] = []
     classes: list[ClassView] = []
@@ -130,9 +132,8 @@ def _models_file(universe: Universe, package: Package) -> GeneratedFile:
         if typedef.kind == "python":
             continue
         if typedef.kind == "named":
-            base = underlying(universe, typedef.underlying)
-            if typedef.enum_values and base.kind == "basic" and (base.basic == "string" or base.basic in _INTS):
-                enums.append(_enum(context, typedef, base))
+            if enum_base(universe, typedef) is not None:
+                enums.append(_enum(context, typedef, underlying(universe, typedef.underlying)))
                 order.append(("enum", typedef.python_name))
             else:
                 aliases.append(AliasView(typedef.python_name, _alias_target(context, typedef), typedef.doc))
@@ -149,7 +150,8 @@ def _models_file(universe: Universe, package: Package) -> GeneratedFile:
         package_sources(package),
         package=package,
         doc=package.doc,
-        imports=context.import_lines(),
+        stdlib_imports=context.import_lines(stdlib=True),
+        imports=context.import_lines(stdlib=False),
         definitions=definitions,
         classes=classes,
         finish_order=finish_order(package, [c.name for c in classes]),
@@ -168,9 +170,6 @@ def _alias_target(context: ModuleContext, typedef: TypeDef) -> str:
     context.imports[("typing_extensions", "TypeAliasType")] = "_TypeAliasType"
     target = context.annotation(typedef.recursive_underlying)
     return f"_TypeAliasType({py_string(typedef.python_name)}, {py_string(target)})"
-
-
-_INTS = ("int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64")
 
 
 def _enum(context: ModuleContext, typedef: TypeDef, base: TypeRef) -> EnumView:
@@ -208,10 +207,13 @@ def _class(context: ModuleContext, package: Package, typedef: TypeDef) -> ClassV
         default, factory = field_default(context, package, typedef, field)
         if field.json_string:
             validator = context.runtime("unquote_string_option")
-            annotation = f"_Annotated[{annotation}, _BeforeValidator({validator})]"
-        arguments = [f"default_factory={default}" if factory else default]
+            annotation = f"{context.stdlib('typing', 'Annotated')}[{annotation}, _BeforeValidator({validator})]"
+        arguments = [f"default_factory={default}" if factory else f"default={default}"]
         if field.json_name != field.python_name:
-            arguments.append(f"alias={py_string(field.json_name)}")
+            # Not `alias=`: type checkers (PEP 681) take a field specifier's `alias` for the
+            # `__init__` parameter, and models are built by their Python names.
+            name = py_string(field.json_name)
+            arguments += [f"validation_alias={name}", f"serialization_alias={name}"]
         value = default if len(arguments) == 1 and not factory else f"_Field({', '.join(arguments)})"
         fields.append(FieldView(field.python_name, annotation, value, field.doc))
     return ClassView(

@@ -62,6 +62,21 @@ def compile_protos(sources: dict[str, str], targets: list[str]) -> dict[str, tup
         return out
 
 
+def strict_stub(text: str) -> str:
+    """protoc's `.pyi`, made to pass `mypy --strict`: a message's `__init__` takes a
+    `Mapping[str, Any]` for a message field (protoc writes a bare `Mapping`), and the
+    `**kwargs` it adds for fields named like Python keywords are `Any`."""
+    text = re.sub(r"\b_Mapping(?=\])", "_Mapping[str, _Any]", text)
+    text = re.sub(r"\*\*kwargs\b(?!:)", "**kwargs: _Any", text)
+    if "_Any" in text:
+        typing_import = re.compile(r"^from typing import ", re.M)
+        if typing_import.search(text):
+            text = typing_import.sub("from typing import Any as _Any, ", text, count=1)
+        else:
+            text = re.sub(r"^(from |import )", "from typing import Any as _Any\n\1", text, count=1, flags=re.M)
+    return text
+
+
 def _protoc_module(import_path: str) -> str:
     """The module path protoc gives a package's `generated.proto`."""
     return import_path.replace("-", "_").replace("/", ".")
@@ -100,7 +115,7 @@ def generate(universe: Universe, plan: Plan, chosen: list[ProtoFile]) -> list[Ge
         context = ModuleContext(universe, package, NAME)
         python, stub = compiled[proto.name]
         head = header(NAME, (proto.name,))
-        for suffix, text in ((".py", python), (".pyi", stub)):
+        for suffix, text in ((".py", python), (".pyi", strict_stub(stub))):
             text = _point_imports(text, context, packages)
             files.append(GeneratedFile(package_file(package, PB2 + suffix), head + text, NAME, language="python"))
         if any(not m.wrapper and m.typedef.kind == "struct" for m in proto.messages):
@@ -117,6 +132,9 @@ def _converters(universe: Universe, plan: Plan, proto: ProtoFile) -> GeneratedFi
         if message.wrapper or message.typedef.kind != "struct":
             continue
         views.append(writer.converter(message))
+    context.runtime("construct")
+    context.python_class("kgen.runtime.protobuf:register")
+    any_ = context.stdlib("typing", "Any")
     return render_python(
         "protobuf/protobuf.py.j2",
         package_file(package, "protobuf.py"),
@@ -125,6 +143,7 @@ def _converters(universe: Universe, plan: Plan, proto: ProtoFile) -> GeneratedFi
         package=package,
         imports=context.import_lines(),
         converters=views,
+        any=any_,
         docstring=docstring,
     )
 

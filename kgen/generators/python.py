@@ -8,6 +8,7 @@ imports come out sorted.
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -117,6 +118,12 @@ class ModuleContext:
         self.imports[(".", module)] = alias
         return alias
 
+    def stdlib(self, module: str, name: str) -> str:
+        """Import a name of the standard library (`typing`, `collections.abc`) as `_Name`."""
+        alias = f"_{name}"
+        self.imports[(module, name)] = alias
+        return alias
+
     def python_class(self, dotted: str) -> str:
         """Import a runtime class given as `module:Name`."""
         module, _, name = dotted.partition(":")
@@ -137,8 +144,9 @@ class ModuleContext:
         dots = "." * (len(here) - common + 1)
         return dots + ".".join(there[common:])
 
-    def import_lines(self) -> list[str]:
-        """`from X import Y as Z` lines, absolute before relative, sorted."""
+    def import_lines(self, stdlib: bool | None = None) -> list[str]:
+        """`from X import Y as Z` lines, sorted: the standard library's, a blank line, then
+        the others, absolute before relative. `stdlib` True or False gives one group only."""
         lines = []
         for (source, name), alias in self.imports.items():
             lines.append((source.startswith("."), source, name, f"from {source} import {name} as {alias}"))
@@ -146,7 +154,12 @@ class ModuleContext:
             for name in self.runtime_names:
                 alias = f"_{name}" if not name.startswith("_") else name
                 lines.append((False, "kgen.runtime.model", name, f"from kgen.runtime.model import {name} as {alias}"))
-        return [line for *_, line in sorted(lines)]
+        ordered = sorted(lines)
+        standard = [line for _, source, _, line in ordered if source.split(".")[0] in sys.stdlib_module_names]
+        others = [line for _, source, _, line in ordered if source.split(".")[0] not in sys.stdlib_module_names]
+        if stdlib is not None:
+            return standard if stdlib else others
+        return standard + [""] + others if standard and others else standard + others
 
     # -- names of types ---------------------------------------------------------------
 
@@ -167,7 +180,13 @@ class ModuleContext:
             name = BASIC_ANNOTATIONS[ref.basic]
             return self.runtime(name[1:]) if name.startswith("_") else name
         if ref.kind == "named":
-            return self.class_ref(self.universe.resolve(ref))
+            typedef = self.universe.resolve(ref)
+            base = enum_base(self.universe, typedef)
+            if base is not None:
+                # Open-ended: a field holds any string (or int), the enum class names the
+                # known values. Type checkers see `str`; pydantic asks the enum for its schema.
+                return f"{self.stdlib('typing', 'Annotated')}[{base}, {self.class_ref(typedef)}]"
+            return self.class_ref(typedef)
         if ref.kind == "pointer":
             return self.annotation(ref.elem)
         if ref.kind == "slice":
@@ -179,6 +198,25 @@ class ModuleContext:
     def nullable_annotation(self, ref: TypeRef) -> str:
         base = self.annotation(ref)
         return f"{base} | None" if nullable(self.universe, ref) and base != "_Any" else base
+
+
+HOOKS_MODULE = "_hooks_module"
+"""The alias a generated module imports its package's hand-written hooks module under."""
+
+
+def hooks_protocol(context: ModuleContext, hooks: list[tuple[str, str, str]]) -> list[str]:
+    """Lines that type a generated module's calls of hand-written hooks: `_hooks` is the
+    hooks module seen through `_Hooks`, a Protocol of the calls made (`(name, positional
+    parameters, return type)` each), which the type checker holds the module to. A hook
+    whose parameters cannot take these is a type error; an unannotated hook passes. Calls
+    stay lookups on the module (`_hooks.name(...)`). No lines when no hook is called."""
+    if not hooks:
+        return []
+    type_checking = context.stdlib("typing", "TYPE_CHECKING")
+    protocol = context.stdlib("typing", "Protocol")
+    lines = [f"if {type_checking}:", "", f"    class _Hooks({protocol}):"]
+    lines += [f"        def {name}(self, {parameters}, /) -> {returns}: ..." for name, parameters, returns in hooks]
+    return lines + ["", "", f"_hooks: _Hooks = {HOOKS_MODULE}"]
 
 
 _T = TypeVar("_T")
@@ -242,6 +280,22 @@ def underlying(universe: Universe, ref: TypeRef) -> TypeRef:
             return ref
         ref = typedef.underlying
     return ref
+
+
+_ENUM_INTS = frozenset(("int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64"))
+
+
+def enum_base(universe: Universe, typedef: TypeDef) -> str | None:
+    """`str` or `int` for a named type generated as an open-ended enum (a string or integer
+    type with constants), None for any other type."""
+    if typedef.kind != "named" or not typedef.enum_values or typedef.underlying is None:
+        return None
+    base = underlying(universe, typedef.underlying)
+    if base.kind != "basic":
+        return None
+    if base.basic == "string":
+        return "str"
+    return "int" if base.basic in _ENUM_INTS else None
 
 
 def nullable(universe: Universe, ref: TypeRef) -> bool:

@@ -28,9 +28,11 @@ from kgen.diagnostics import Diagnostics, Position
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
 from kgen.generators.python import (
+    HOOKS_MODULE,
     INT_BITS,
     ModuleContext,
     StructPlan,
+    hooks_protocol,
     package_file,
     package_sources,
     per_universe,
@@ -435,14 +437,28 @@ class _Module:
     constants: list[str] = field(default_factory=list)
     _names: dict[str, str] = field(default_factory=dict)
     hooks_alias: str | None = None
+    called_hooks: list[tuple[str, str, str]] = field(default_factory=list)
+    """The hand-written hooks the checks call: (name, positional parameters, return type)."""
+    _locals: int = 0
 
-    def constant(self, key: str, prefix: str, expression: str) -> str:
+    def constant(self, key: str, prefix: str, expression: str, annotation: str = "") -> str:
         """A module-level constant (compiled pattern, CEL rule, enum values), defined once."""
         if key not in self._names:
             name = f"_{prefix}_{len(self._names)}"
             self._names[key] = name
-            self.constants.append(f"{name} = {expression}")
+            self.constants.append(f"{name}{': ' + annotation if annotation else ''} = {expression}")
         return self._names[key]
+
+    def local(self, stem: str) -> str:
+        """A local variable name no other statement of the module uses."""
+        self._locals += 1
+        return f"{stem}{self._locals}"
+
+    def hook(self, name: str, parameters: str) -> str:
+        """A call of a hand-written hook taking `parameters` (annotated), up to the arguments."""
+        iterable = self.context.stdlib("collections.abc", "Iterable")
+        self.called_hooks.append((name, parameters, f"{iterable}[_v.FieldError] | None"))
+        return f"{self.hooks_alias}.{name}"
 
 
 def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:
@@ -453,12 +469,15 @@ def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFil
 
 def _file(universe: Universe, package: Package, structs: list[TypeDef], plan: _Plan) -> GeneratedFile:
     module = _Module(universe, package, plan, ModuleContext(universe, package, NAME))
+    module.context.imports[("kgen.runtime", "validation")] = "_v"
     hooks = plan.hooks.get(package.import_path, {})
     if hooks and package.hooks_module:
         module.hooks_alias = "_hooks"
-        module.context.imports[(package.hooks_module, "validation")] = "_hooks"
+        module.context.imports[(package.hooks_module, "validation")] = HOOKS_MODULE
     views = [_check_view(module, t, hooks.get(t.python_name, {})) for t in structs]
     kinds = [view.kind for view in views if view.kind is not None]
+    callable_ = module.context.stdlib("collections.abc", "Callable")
+    protocol = hooks_protocol(module.context, module.called_hooks)
     sources = package_sources(package, *(["validation.py"] if module.hooks_alias else []))
     return render_python(
         "validation/validation.py.j2",
@@ -469,8 +488,10 @@ def _file(universe: Universe, package: Package, structs: list[TypeDef], plan: _P
         imports=module.context.import_lines(),
         classes=sorted(t.python_name for t in structs),
         constants=module.constants,
+        hooks_protocol=protocol,
         checks=views,
         kinds=kinds,
+        callable=callable_,
         docstring=docstring,
     )
 
@@ -507,11 +528,19 @@ def _check_view(module: _Module, typedef: TypeDef, hooks: dict) -> CheckView:
             if inner:
                 lines.append(f"if {'' if gated.enabled else 'not '}options.enabled({py_string(gated.gate)}):")
                 lines.extend("    " + line for line in inner)
+    name = typedef.python_name
     if "create" in hooks:
-        lines.append(f"errors.extend({module.hooks_alias}.{hooks['create'].name}(obj, _v.as_path(path)) or ())")
+        hook = module.hook(hooks["create"].name, f"obj: {name}, path: _v.Path | None")
+        lines.append(f"errors.extend({hook}(obj, _v.as_path(path)) or ())")
     if "update" in hooks:
+        hook = module.hook(hooks["update"].name, f"new: {name}, old: {name}, path: _v.Path | None")
         lines.append("if old is not None:")
-        lines.append(f"    errors.extend({module.hooks_alias}.{hooks['update'].name}(obj, old, _v.as_path(path)) or ())")
+        lines.append(f"    errors.extend({hook}(obj, old, _v.as_path(path)) or ())")
+    if any(line.lstrip().startswith("value = ") for line in lines):
+        # Validation checks what a field holds, whatever its annotation says (models are not
+        # validated on assignment): to the type checker, each field's value is Any.
+        any_ = module.context.stdlib("typing", "Any")
+        lines[:0] = [f"value: {any_}", f"old_value: {any_}"]
     if not lines:
         lines.append("pass")
     return CheckView(
@@ -853,8 +882,8 @@ def _enum_type_check(module: _Module, typedef: TypeDef, v: str, p: str) -> list[
     for e in sorted(gated, key=lambda e: str(e.value)):
         tests = " or ".join(f"{'' if enabled else 'not '}options.enabled({py_string(gate)})" for gate, enabled in e.excluded_when)
         conditions.append((py_string(str(e.value)), tests))
-    allowed = f"allowed{len(module.constants)}"
-    lines = [f"{allowed} = {name}"]
+    allowed = module.local("allowed")
+    lines = [f"{allowed}: tuple[str, ...] = {name}"]
     for literal, tests in conditions:
         lines += [f"if {tests}:", f"    {allowed} = tuple(x for x in {allowed} if x != {literal})"]
     lines += [f"if {v} not in {allowed}:", f"    errors.append(_v.not_supported({p}, {v}, {allowed}))"]
@@ -887,8 +916,13 @@ def _list_checks(module: _Module, cs: list[Constraints], base: TypeRef, v: str, 
             by_json = {f.json_name: f.python_name for f in struct.fields}
             if all(k in by_json for k in map_keys):
                 attrs = ", ".join(f"x.{by_json[k]}" for k in map_keys)
+                any_ = module.context.stdlib("typing", "Any")
+                callable_ = module.context.stdlib("collections.abc", "Callable")
                 key_of = module.constant(
-                    f"key:{struct.package}.{struct.name}:{','.join(map_keys)}", "KEY", f"lambda x: ({attrs},)"
+                    f"key:{struct.package}.{struct.name}:{','.join(map_keys)}",
+                    "KEY",
+                    f"lambda x: ({attrs},)",
+                    f"{callable_}[[{any_}], tuple[{any_}, ...]]",
                 )
     if unique == "map" and key_of is not None:
         names = "(" + ", ".join(py_string(k) for k in map_keys) + ",)"

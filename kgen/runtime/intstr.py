@@ -16,6 +16,7 @@ class IntOrString:
 
     __slots__ = ("_value",)
     ZERO_JSON = 0
+    _value: int | str
 
     def __init__(self, value: int | str | IntOrString = 0):
         if isinstance(value, IntOrString):
@@ -93,7 +94,7 @@ class IntOrString:
     def __copy__(self) -> IntOrString:
         return self
 
-    def __deepcopy__(self, memo: dict) -> IntOrString:
+    def __deepcopy__(self, memo: dict[int, Any]) -> IntOrString:
         return self
 
     @classmethod

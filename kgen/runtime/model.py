@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Self
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Self, TypeVar
 
 import annotated_types
 import pydantic_core
@@ -86,6 +86,11 @@ class Model(BaseModel):
     tags; `from_json()` decodes the way the API server does (case-sensitive names,
     unknown fields ignored, `null` leaves a non-pointer field at its zero value).
 
+    Fields declare their JSON name as `validation_alias` and `serialization_alias`, not
+    `alias`: type checkers take a field's `alias` for its `__init__` parameter (PEP 681),
+    and models are built by their Python names, so `mypy --strict` checks that without
+    pydantic's plugin.
+
     The decoders (`from_json`, `from_yaml`, `from_dict`) raise only pydantic's
     `ValidationError` (a ValueError), whatever they are given, at a cost bounded by the
     size of the input: every value type refuses what it cannot hold or write back (NaN,
@@ -117,7 +122,7 @@ class Model(BaseModel):
 
     #: The generated deep copy function (`register_deep_copy`) and the class it builds;
     #: without one, or for a subclass, `deep_copy` is pydantic's `model_copy(deep=True)`.
-    __kgen_deep_copy__: ClassVar[Callable[[Any], Any]]
+    __kgen_deep_copy__: ClassVar[staticmethod[[Any], Any]]
     __kgen_deep_copied__: ClassVar[type | None] = None
 
     @classmethod
@@ -126,13 +131,15 @@ class Model(BaseModel):
         nonnull: set[str] = set()
         names: set[str] = set()
         for name, info in cls.model_fields.items():
+            # Generated fields name their JSON name as validation (and serialization) alias.
+            alias = info.validation_alias if isinstance(info.validation_alias, str) else None
             names.add(name)
-            if info.alias:
-                names.add(info.alias)
+            if alias:
+                names.add(alias)
             if info.default is not None or info.default_factory is not None:
                 nonnull.add(name)
-                if info.alias:
-                    nonnull.add(info.alias)
+                if alias:
+                    nonnull.add(alias)
         cls.__kgen_nonnull__ = frozenset(nonnull)
         cls.__kgen_names__ = frozenset(names)
 
@@ -238,7 +245,8 @@ class Model(BaseModel):
             # A subclass of a generated model (its own fields, private attributes): the
             # generated function would build the base class.
             return self.model_copy(deep=True)
-        return self.__kgen_deep_copy__(self)
+        copy: Self = self.__kgen_deep_copy__(self)
+        return copy
 
     def __repr_args__(self) -> Any:
         """The fields that were set (decoded, passed or assigned), as `repr` shows them: a
@@ -251,21 +259,21 @@ class Model(BaseModel):
     # pydantic v1's methods, which pydantic 2 keeps (deprecated) with snake_case keys: here
     # they do what kgen's names do, so that code written for v1 writes Go's JSON.
 
-    def json(self, **_: Any) -> str:  # type: ignore[override]
+    def json(self, **_: Any) -> str:
         """`to_json()` as text (pydantic v1's name)."""
         return self.to_json().decode()
 
-    def dict(self, **_: Any) -> dict[str, Any]:  # type: ignore[override]
+    def dict(self, **_: Any) -> dict[str, Any]:
         """`to_dict()` (pydantic v1's name)."""
         return self.to_dict()
 
     @classmethod
-    def parse_obj(cls, obj: Any) -> Self:  # type: ignore[override]
+    def parse_obj(cls, obj: Any) -> Self:
         """`from_dict()` (pydantic v1's name)."""
         return cls.from_dict(obj)
 
     @classmethod
-    def parse_raw(cls, b: str | bytes, **_: Any) -> Self:  # type: ignore[override]
+    def parse_raw(cls, b: str | bytes, **_: Any) -> Self:
         """`from_json()` (pydantic v1's name)."""
         return cls.from_json(b)
 
@@ -379,7 +387,7 @@ set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
-class SharedFieldsSet(set):
+class SharedFieldsSet(set[str]):
     """A fields set that a deep copy shares with its source, copy-on-write.
 
     Both holders treat it as immutable: `Model.__setattr__` and `Model.model_fields_set`
@@ -398,16 +406,19 @@ class SharedFieldsSet(set):
         return set, (list(self),)
 
 
+_M = TypeVar("_M", bound=Model)
+
+
 def construct(
-    cls: type[Model],
+    cls: type[_M],
     field_values: dict[str, Any],
     present: set[str],
-    _new=new_instance,
-    _set_values=set_values,
-    _set_fields_set=set_fields_set,
-    _set_extra=set_extra,
-    _set_private=set_private,
-) -> Any:
+    _new: Callable[[type[_M]], _M] = new_instance,
+    _set_values: Callable[[Model, dict[str, Any]], None] = set_values,
+    _set_fields_set: Callable[[Model, set[str]], None] = set_fields_set,
+    _set_extra: Callable[[Model, None], None] = set_extra,
+    _set_private: Callable[[Model, None], None] = set_private,
+) -> _M:
     """Build an instance from already-valid values without validation."""
     obj = _new(cls)  # the helpers are bound as defaults: this runs once per decoded object
     _set_values(obj, field_values)
@@ -470,7 +481,7 @@ def finish_models(*classes: type[Model]) -> None:
 
 
 @functools.lru_cache(maxsize=None)
-def _adapter(annotation: Any) -> TypeAdapter:
+def _adapter(annotation: Any) -> TypeAdapter[Any]:
     return TypeAdapter(annotation)
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
@@ -32,9 +32,13 @@ from kgen.runtime.quantity import Quantity
 from kgen.runtime.rawjson import FieldsV1, RawExtension, _RawJSON, parse_json
 from kgen.runtime.timeutil import Duration, MicroTime, Time, TimeRangeError
 
+if TYPE_CHECKING:
+    from kgen.runtime.apimachinery.runtime.generated_pb2 import Unknown
+
 MAGIC = b"k8s\x00"
 CONTENT_TYPE = "application/vnd.kubernetes.protobuf"
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_Raw = TypeVar("_Raw", bound=_RawJSON)
 
 
 class ProtobufError(ValueError):
@@ -49,7 +53,7 @@ def time_to_proto(value: Time | None, msg: Any) -> None:
     msg.SetInParent()
     if value is None:
         return  # the zero time: an empty message
-    delta = value - _EPOCH
+    delta = _since_epoch(value)
     msg.seconds = delta.days * 86400 + delta.seconds
 
 
@@ -59,6 +63,10 @@ def time_from_proto(msg: Any) -> Time | None:
     if not msg.ListFields():
         return None
     return Time.from_datetime(_from_unix_micros(msg.seconds * 1_000_000))
+
+
+def _since_epoch(moment: datetime) -> timedelta:
+    return moment - _EPOCH
 
 
 def _from_unix_micros(micros: int) -> datetime:
@@ -75,7 +83,7 @@ def micro_time_to_proto(value: MicroTime | None, msg: Any) -> None:
     msg.SetInParent()
     if value is None:
         return
-    delta = value - _EPOCH
+    delta = _since_epoch(value)
     msg.seconds = delta.days * 86400 + delta.seconds
     msg.nanos = delta.microseconds * 1000
 
@@ -125,7 +133,7 @@ def _raw_to_proto(value: _RawJSON | None, msg: Any, field: str) -> None:
         setattr(msg, field, json.dumps(value.raw, separators=(",", ":"), ensure_ascii=False).encode())
 
 
-def _raw_from_proto(cls: type[_RawJSON], msg: Any, field: str) -> Any:
+def _raw_from_proto(cls: type[_Raw], msg: Any, field: str) -> _Raw | None:
     if not msg.HasField(field):
         return None
     data = getattr(msg, field)
@@ -204,7 +212,8 @@ def from_message(cls: type, message: Any) -> Any:
 
 def marshal(obj: Any) -> bytes:
     """The object's message bytes, map entries sorted (as the API server writes them)."""
-    return to_message(obj).SerializeToString(deterministic=True)
+    data: bytes = to_message(obj).SerializeToString(deterministic=True)
+    return data
 
 
 def unmarshal(cls: type, data: bytes) -> Any:
@@ -307,7 +316,7 @@ class Envelope:
     content_type: str = ""
 
 
-def _unknown():
+def _unknown() -> Unknown:
     from kgen.runtime.apimachinery.runtime import generated_pb2
 
     return generated_pb2.Unknown()

@@ -53,6 +53,9 @@ class Quantity:
 
     __slots__ = ("_value", "_format", "_canonical")
     ZERO_JSON = "0"
+    _value: Decimal
+    _format: str
+    _canonical: str | None
 
     def __init__(self, text: str | int | float | Quantity = 0):
         if isinstance(text, Quantity):
@@ -69,7 +72,7 @@ class Quantity:
             raise QuantityError(f"a quantity is a string or a number, not {type(text).__name__}")
         self._value = value
         self._format = fmt
-        self._canonical: str | None = None
+        self._canonical = None
 
     @classmethod
     def from_decimal(cls, value: Decimal | int, fmt: str = DECIMAL_SI) -> Quantity:
@@ -124,7 +127,8 @@ class Quantity:
         """This value rounded away from zero to a multiple of 10**scale, and whether that
         was exact (Go's RoundUp, which rounds in place; a Quantity here is immutable)."""
         unit = Decimal(1).scaleb(scale)
-        if self._value.as_tuple().exponent >= scale:  # type: ignore[operator]
+        exponent = self._value.as_tuple().exponent  # an int: the value is finite
+        if isinstance(exponent, int) and exponent >= scale:
             return self, True
         rounded = self._value.quantize(unit, rounding=ROUND_UP, context=_CONTEXT)
         if rounded == self._value:
@@ -170,7 +174,7 @@ class Quantity:
     def __copy__(self) -> Quantity:
         return self
 
-    def __deepcopy__(self, memo: dict) -> Quantity:
+    def __deepcopy__(self, memo: dict[int, Any]) -> Quantity:
         return self
 
     def to_json(self) -> str:

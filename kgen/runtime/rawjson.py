@@ -12,7 +12,7 @@ import copy
 import marshal
 import math
 import re
-from typing import Any
+from typing import Any, ClassVar, Self
 
 import pydantic_core
 from pydantic_core import core_schema
@@ -181,7 +181,8 @@ class _RawJSON:
     Building one checks the value (`check_json`): ValueError if it is not JSON data."""
 
     __slots__ = ("raw",)
-    ZERO_JSON = None
+    ZERO_JSON: ClassVar[None] = None
+    raw: Any
 
     def __init__(self, raw: Any = None):
         if isinstance(raw, _RawJSON):
@@ -196,7 +197,7 @@ class _RawJSON:
     def is_zero(self) -> bool:
         return self.raw is None
 
-    def deep_copy(self):
+    def deep_copy(self) -> Self:
         copied = object.__new__(type(self))
         copied.raw = copy_json(self.raw)
         return copied
@@ -206,12 +207,12 @@ class _RawJSON:
             return type(self) is type(other) and self.raw == other.raw
         return NotImplemented
 
-    __hash__ = None  # mutable
+    __hash__ = None  # type: ignore[assignment]  # mutable: not hashable
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.raw!r})"
 
-    def __deepcopy__(self, memo: dict):
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
         return self.deep_copy()
 
     @classmethod

@@ -19,13 +19,17 @@ import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
 from kgen.runtime.conversion import DEFAULT_SCOPE, Scope
-from kgen.runtime.model import DECODE
+from kgen.runtime.model import DECODE, Model
 from kgen.runtime.rawjson import MAX_DEPTH
+
+if TYPE_CHECKING:
+    from kgen.runtime.apimachinery.meta.v1.models import Status
+    from kgen.runtime.validation.field import FieldError
 
 INTERNAL_VERSION = "__internal"
 
@@ -35,7 +39,7 @@ MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
 _KUBE_VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
 
 
-def version_priority(version: str) -> tuple:
+def version_priority(version: str) -> tuple[int, int, int, str]:
     """A sort key that orders versions as Kubernetes prefers them (apimachinery's
     CompareKubeAwareVersionStrings): GA before beta before alpha, higher numbers first,
     versions of another form last, alphabetically. `sorted(versions, key=version_priority)`
@@ -107,11 +111,11 @@ class APIError(Exception):
         self.reason = reason
         self.message = message
         self.causes = causes or []
-        self.details = dict(details or {})
+        self.details: dict[str, Any] = dict(details or {})
         """Status details besides the causes: group, kind and name of the object."""
         super().__init__(message)
 
-    def to_status(self):
+    def to_status(self) -> Status:
         """This error as a metav1.Status object."""
         from kgen.runtime.apimachinery.meta.v1.models import Status, StatusCause as Cause, StatusDetails
 
@@ -147,7 +151,7 @@ class Scheme:
     """Registered kinds and how to default and convert them."""
 
     def __init__(self) -> None:
-        self._types: dict[GroupVersionKind, type] = {}
+        self._types: dict[GroupVersionKind, type[Model]] = {}
         self._kinds: dict[type, GroupVersionKind] = {}
         self._defaulters: dict[type, Callable[[Any], None]] = {}
         self._to_internal: dict[type, Callable[..., Any]] = {}
@@ -158,7 +162,7 @@ class Scheme:
     # -- registration (called by generated register.py modules) ---------------------
 
     def add_kinds(
-        self, group_version: GroupVersion, kinds: Mapping[str, type], storage: tuple[str, ...] = ()
+        self, group_version: GroupVersion, kinds: Mapping[str, type[Model]], storage: tuple[str, ...] = ()
     ) -> None:
         for kind, cls in kinds.items():
             gvk = GroupVersionKind(group_version.group, group_version.version, kind)
@@ -183,7 +187,7 @@ class Scheme:
         for internal_cls, function in from_internal.items():
             self._from_internal[(internal_cls, group_version)] = function
 
-    def add_hub(self, group_version: GroupVersion, kinds: Mapping[str, type]) -> None:
+    def add_hub(self, group_version: GroupVersion, kinds: Mapping[str, type[Model]]) -> None:
         """Make a served version the hub of these kinds (conversion-gen's versioned target,
         kubebuilder's storage-version hub): they are the group's internal form as they are."""
 
@@ -203,7 +207,7 @@ class Scheme:
         except KeyError:
             raise APIError(500, "InternalError", f"{cls.__name__} is not registered in the scheme") from None
 
-    def type_for(self, gvk: GroupVersionKind) -> type:
+    def type_for(self, gvk: GroupVersionKind) -> type[Model]:
         try:
             return self._types[gvk]
         except KeyError:
@@ -233,7 +237,7 @@ class Scheme:
             defaulter(obj)
         return obj
 
-    def validate(self, obj: Any, old: Any = None, options: Any = None) -> list:
+    def validate(self, obj: Any, old: Any = None, options: Any = None) -> list[FieldError]:
         """The validation errors of an object being created (or updated from `old`); [] when valid.
 
         `options` is a `kgen.runtime.validation.Options` (the feature gates validation sees).
@@ -242,7 +246,8 @@ class Scheme:
         validator = self._validators.get(type(obj))
         if validator is None:
             return []
-        return validator(obj, None, old, options)
+        errors: list[FieldError] = validator(obj, None, old, options)
+        return errors
 
     def check_valid(self, obj: Any, old: Any = None, options: Any = None) -> Any:
         """The object, or the API server's 422 `Invalid` error listing every validation error."""
@@ -353,7 +358,8 @@ class Scheme:
             raise APIError(500, "InternalError", f"{gvk.kind} is internal: encode it in a served version")
         if api_version is not None and GroupVersion.parse(api_version) != gvk.group_version:
             obj = self.convert(obj, api_version)
-        return obj.to_json()
+        data: bytes = obj.to_json()
+        return data
 
 
 SCHEME = Scheme()
@@ -363,13 +369,18 @@ SCHEME = Scheme()
 # -- strict field validation --------------------------------------------------------------
 
 
-class _PairsDict(dict):
+class _PairsDict(dict[str, Any]):
     """A JSON object that remembers keys given more than once."""
 
     def __init__(self, pairs: list[tuple[str, Any]]):
         super().__init__(pairs)
         seen: set[str] = set()
-        self.duplicates = [k for k, _ in pairs if k in seen or seen.add(k)]
+        self.duplicates: list[str] = []
+        for key, _ in pairs:
+            if key in seen:
+                self.duplicates.append(key)
+            else:
+                seen.add(key)
 
 
 def field_problems(cls: type, document: Any) -> list[str]:
@@ -466,16 +477,16 @@ def _compute_shape(annotation: Any) -> tuple[str, Any]:
 _FIELDS_CACHE: dict[type, dict[str, Any]] = {}
 
 
-def _json_fields(cls: type) -> dict[str, Any]:
+def _json_fields(cls: type[BaseModel]) -> dict[str, Any]:
     fields = _FIELDS_CACHE.get(cls)
     if fields is None:
         cls.model_rebuild()
-        fields = {(info.alias or name): info.annotation for name, info in cls.model_fields.items()}
+        fields = {(info.serialization_alias or name): info.annotation for name, info in cls.model_fields.items()}
         _FIELDS_CACHE[cls] = fields
     return fields
 
 
-def _json_path(loc: tuple) -> str:
+def _json_path(loc: tuple[int | str, ...]) -> str:
     out = ""
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))

@@ -37,7 +37,7 @@ def semantic_equal(a: Any, b: Any) -> bool:
         return a == b
     if isinstance(a, _RawJSON) and isinstance(b, _RawJSON):
         return type(a) is type(b) and a.raw == b.raw
-    empty = (None, [], {}, b"")
+    empty: tuple[object, ...] = (None, [], {}, b"")
     if (a is None or isinstance(a, (list, dict, bytes))) and (b is None or isinstance(b, (list, dict, bytes))):
         if a in empty and b in empty:  # nil and empty slices, maps and []byte are equal, as in apiequality
             return True
@@ -45,7 +45,8 @@ def semantic_equal(a: Any, b: Any) -> bool:
         return len(a) == len(b) and all(semantic_equal(x, y) for x, y in zip(a, b))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(semantic_equal(a[k], b[k]) for k in a)
-    return a == b
+    equal: bool = a == b
+    return equal
 
 
 def semantic_diff(a: Any, b: Any, path: str = "") -> list[str]:
@@ -55,7 +56,7 @@ def semantic_diff(a: Any, b: Any, path: str = "") -> list[str]:
     if isinstance(a, BaseModel) and type(a) is type(b):
         out: list[str] = []
         for name, info in type(a).model_fields.items():
-            key = info.alias or name
+            key = info.serialization_alias or name
             out += semantic_diff(a.__dict__[name], b.__dict__[name], f"{path}.{key}" if path else key)
         return out
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, Self
 
 from pydantic_core import core_schema
 
@@ -84,7 +84,7 @@ class Time(datetime):
     """Nanoseconds below the microsecond (0-999), as Go keeps them; set only when not 0."""
 
     @classmethod
-    def from_datetime(cls, value: datetime, nanosecond: int | None = None) -> Time:
+    def from_datetime(cls, value: datetime, nanosecond: int | None = None) -> Self:
         """Convert any datetime; a naive one is taken to be UTC. `nanosecond` (0-999,999,999)
         replaces the fraction of the second, to the nanosecond."""
         value = _as_utc(value)
@@ -130,7 +130,7 @@ class Time(datetime):
     def __copy__(self) -> Time:
         return self
 
-    def __deepcopy__(self, memo: dict) -> Time:
+    def __deepcopy__(self, memo: dict[int, Any]) -> Time:
         return self
 
     @classmethod
@@ -313,7 +313,7 @@ class Duration(timedelta):
     def __copy__(self) -> Duration:
         return self
 
-    def __deepcopy__(self, memo: dict) -> Duration:
+    def __deepcopy__(self, memo: dict[int, Any]) -> Duration:
         return self
 
     @classmethod

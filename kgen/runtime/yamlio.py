@@ -236,10 +236,11 @@ def _documents(text: str | bytes, max_document_bytes: int | None) -> Iterator[tu
             if isinstance(event, yaml.StreamStartEvent):
                 continue
             if isinstance(event, yaml.AliasEvent):
-                target = anchors.get(event.anchor)
+                referenced = event.anchor or ""  # an alias always names one
+                target = anchors.get(referenced)
                 if target is None:
-                    raise YAMLError(f"yaml: line {line}: unknown anchor '{event.anchor}' referenced")
-                node: Any = _Alias(target, event.anchor, line)
+                    raise YAMLError(f"yaml: line {line}: unknown anchor '{referenced}' referenced")
+                node: Any = _Alias(target, referenced, line)
             elif isinstance(event, yaml.ScalarEvent):
                 tag, plain = _scalar_tag(event)
                 node = _Scalar(event.value, tag, plain, line)
@@ -408,7 +409,8 @@ def _float32_g(value: float) -> str:
 
 
 def _float32(value: float) -> float:
-    return struct.unpack("f", struct.pack("f", value))[0]
+    rounded: float = struct.unpack("f", struct.pack("f", value))[0]
+    return rounded
 
 
 def _merged(value: Any, budget: _Budget, through_alias: bool) -> list[tuple[_Mapping, bool]]:
@@ -542,7 +544,7 @@ def load_all(
     Raises only `APIError`: 413 RequestEntityTooLarge for a document longer than
     `max_bytes` (the API server's request body limit; None for none), 400 BadRequest for
     text that is not YAML or has no JSON form, and every error `Scheme.decode` reports."""
-    objects = []
+    objects: list[Any] = []
     documents = to_json_documents(text, max_document_bytes=max_bytes)
     while True:
         try:

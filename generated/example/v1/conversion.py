@@ -7,6 +7,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable as _Callable
+from typing import Any as _Any
+from typing import Protocol as _Protocol
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
 from kgen.runtime.apimachinery.meta.v1.deepcopy import (
     deep_copy_Condition as _meta_v1_deep_copy_Condition,
 )
@@ -883,7 +888,7 @@ def from_internal_FrobberList(
 
 
 #: Converters of each kind and list into its hub, by class.
-TO_INTERNAL = {
+TO_INTERNAL: dict[type, _Callable[..., _Any]] = {
     _models.FrobberClass: to_internal_FrobberClass,
     _models.FrobberClassList: to_internal_FrobberClassList,
     _models.Frobber: to_internal_Frobber,
@@ -891,7 +896,7 @@ TO_INTERNAL = {
 }
 
 #: Converters of each kind and list out of its hub, by hub class.
-FROM_INTERNAL = {
+FROM_INTERNAL: dict[type, _Callable[..., _Any]] = {
     _example_models.FrobberClass: from_internal_FrobberClass,
     _example_models.FrobberClassList: from_internal_FrobberClassList,
     _example_models.Frobber: from_internal_Frobber,
@@ -899,4 +904,14 @@ FROM_INTERNAL = {
 }
 
 # Imported last: the hand-written hooks import this module for its auto_convert functions.
-from apis.example.v1 import conversion as _hooks  # noqa: E402
+from apis.example.v1 import conversion as _hooks_module  # noqa: E402
+
+if _TYPE_CHECKING:
+
+    class _Hooks(_Protocol):
+        def convert_v1_Frobber_to_internal_Frobber(
+            self, src: _models.Frobber, dst: _example_models.Frobber, scope: _Scope, /
+        ) -> object: ...
+
+
+_hooks: _Hooks = _hooks_module

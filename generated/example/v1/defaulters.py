@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable as _Callable
+from typing import Any as _Any
 from .models import (
     Frobber,
     FrobberList,
@@ -54,7 +56,7 @@ def set_object_defaults_FrobberList(obj: FrobberList) -> None:
 
 
 #: The defaulting function of each kind and list, for the Scheme.
-DEFAULTERS = {
+DEFAULTERS: dict[type, _Callable[[_Any], None]] = {
     Frobber: set_object_defaults_Frobber,
     FrobberList: set_object_defaults_FrobberList,
 }

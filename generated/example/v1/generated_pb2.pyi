@@ -8,7 +8,12 @@ from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
-from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+from typing import (
+    Any as _Any,
+    ClassVar as _ClassVar,
+    Optional as _Optional,
+    Union as _Union,
+)
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
@@ -29,9 +34,11 @@ class Frobber(_message.Message):
 
     def __init__(
         self,
-        metadata: _Optional[_Union[_generated_pb2_1.ObjectMeta, _Mapping]] = ...,
-        spec: _Optional[_Union[FrobberSpec, _Mapping]] = ...,
-        status: _Optional[_Union[FrobberStatus, _Mapping]] = ...,
+        metadata: _Optional[
+            _Union[_generated_pb2_1.ObjectMeta, _Mapping[str, _Any]]
+        ] = ...,
+        spec: _Optional[_Union[FrobberSpec, _Mapping[str, _Any]]] = ...,
+        status: _Optional[_Union[FrobberStatus, _Mapping[str, _Any]]] = ...,
     ) -> None: ...
 
 class FrobberClass(_message.Message):
@@ -57,10 +64,12 @@ class FrobberClass(_message.Message):
 
     def __init__(
         self,
-        metadata: _Optional[_Union[_generated_pb2_1.ObjectMeta, _Mapping]] = ...,
+        metadata: _Optional[
+            _Union[_generated_pb2_1.ObjectMeta, _Mapping[str, _Any]]
+        ] = ...,
         controller: _Optional[str] = ...,
         parameters: _Optional[_Mapping[str, str]] = ...,
-        quota: _Optional[_Union[_generated_pb2.Quantity, _Mapping]] = ...,
+        quota: _Optional[_Union[_generated_pb2.Quantity, _Mapping[str, _Any]]] = ...,
     ) -> None: ...
 
 class FrobberClassList(_message.Message):
@@ -72,8 +81,10 @@ class FrobberClassList(_message.Message):
 
     def __init__(
         self,
-        metadata: _Optional[_Union[_generated_pb2_1.ListMeta, _Mapping]] = ...,
-        items: _Optional[_Iterable[_Union[FrobberClass, _Mapping]]] = ...,
+        metadata: _Optional[
+            _Union[_generated_pb2_1.ListMeta, _Mapping[str, _Any]]
+        ] = ...,
+        items: _Optional[_Iterable[_Union[FrobberClass, _Mapping[str, _Any]]]] = ...,
     ) -> None: ...
 
 class FrobberCommon(_message.Message):
@@ -96,8 +107,10 @@ class FrobberList(_message.Message):
 
     def __init__(
         self,
-        metadata: _Optional[_Union[_generated_pb2_1.ListMeta, _Mapping]] = ...,
-        items: _Optional[_Iterable[_Union[Frobber, _Mapping]]] = ...,
+        metadata: _Optional[
+            _Union[_generated_pb2_1.ListMeta, _Mapping[str, _Any]]
+        ] = ...,
+        items: _Optional[_Iterable[_Union[Frobber, _Mapping[str, _Any]]]] = ...,
     ) -> None: ...
 
 class FrobberPort(_message.Message):
@@ -116,7 +129,9 @@ class FrobberPort(_message.Message):
         name: _Optional[str] = ...,
         port: _Optional[int] = ...,
         protocol: _Optional[str] = ...,
-        targetPort: _Optional[_Union[_generated_pb2_1_1_1.IntOrString, _Mapping]] = ...,
+        targetPort: _Optional[
+            _Union[_generated_pb2_1_1_1.IntOrString, _Mapping[str, _Any]]
+        ] = ...,
     ) -> None: ...
 
 class FrobberSchedule(_message.Message):
@@ -193,8 +208,8 @@ class FrobberSource(_message.Message):
     def __init__(
         self,
         type: _Optional[str] = ...,
-        git: _Optional[_Union[GitSource, _Mapping]] = ...,
-        inline: _Optional[_Union[InlineSource, _Mapping]] = ...,
+        git: _Optional[_Union[GitSource, _Mapping[str, _Any]]] = ...,
+        inline: _Optional[_Union[InlineSource, _Mapping[str, _Any]]] = ...,
     ) -> None: ...
 
 class FrobberSpec(_message.Message):
@@ -227,7 +242,9 @@ class FrobberSpec(_message.Message):
         def __init__(
             self,
             key: _Optional[str] = ...,
-            value: _Optional[_Union[_generated_pb2.Quantity, _Mapping]] = ...,
+            value: _Optional[
+                _Union[_generated_pb2.Quantity, _Mapping[str, _Any]]
+            ] = ...,
         ) -> None: ...
     class ExtraArgsEntry(_message.Message):
         __slots__ = ("key", "value")
@@ -239,7 +256,7 @@ class FrobberSpec(_message.Message):
         def __init__(
             self,
             key: _Optional[str] = ...,
-            value: _Optional[_Union[ExtraArgValues, _Mapping]] = ...,
+            value: _Optional[_Union[ExtraArgValues, _Mapping[str, _Any]]] = ...,
         ) -> None: ...
     FROBBERCOMMON_FIELD_NUMBER: _ClassVar[int]
     PARAMS_FIELD_NUMBER: _ClassVar[int]
@@ -278,25 +295,31 @@ class FrobberSpec(_message.Message):
 
     def __init__(
         self,
-        frobberCommon: _Optional[_Union[FrobberCommon, _Mapping]] = ...,
+        frobberCommon: _Optional[_Union[FrobberCommon, _Mapping[str, _Any]]] = ...,
         params: _Optional[_Iterable[str]] = ...,
         heightInInches: _Optional[int] = ...,
         width: _Optional[int] = ...,
         replicas: _Optional[int] = ...,
         mode: _Optional[str] = ...,
         turbo: _Optional[bool] = ...,
-        ports: _Optional[_Iterable[_Union[FrobberPort, _Mapping]]] = ...,
+        ports: _Optional[_Iterable[_Union[FrobberPort, _Mapping[str, _Any]]]] = ...,
         resources: _Optional[_Mapping[str, _generated_pb2.Quantity]] = ...,
-        selector: _Optional[_Union[_generated_pb2_1.LabelSelector, _Mapping]] = ...,
-        source: _Optional[_Union[FrobberSource, _Mapping]] = ...,
-        maxUnavailable: _Optional[
-            _Union[_generated_pb2_1_1_1.IntOrString, _Mapping]
+        selector: _Optional[
+            _Union[_generated_pb2_1.LabelSelector, _Mapping[str, _Any]]
         ] = ...,
-        interval: _Optional[_Union[_generated_pb2_1.Duration, _Mapping]] = ...,
+        source: _Optional[_Union[FrobberSource, _Mapping[str, _Any]]] = ...,
+        maxUnavailable: _Optional[
+            _Union[_generated_pb2_1_1_1.IntOrString, _Mapping[str, _Any]]
+        ] = ...,
+        interval: _Optional[
+            _Union[_generated_pb2_1.Duration, _Mapping[str, _Any]]
+        ] = ...,
         extraArgs: _Optional[_Mapping[str, ExtraArgValues]] = ...,
-        config: _Optional[_Union[_generated_pb2_1_1.RawExtension, _Mapping]] = ...,
+        config: _Optional[
+            _Union[_generated_pb2_1_1.RawExtension, _Mapping[str, _Any]]
+        ] = ...,
         checksum: _Optional[bytes] = ...,
-        schedule: _Optional[_Union[FrobberSchedule, _Mapping]] = ...,
+        schedule: _Optional[_Union[FrobberSchedule, _Mapping[str, _Any]]] = ...,
     ) -> None: ...
 
 class FrobberStatus(_message.Message):
@@ -323,9 +346,11 @@ class FrobberStatus(_message.Message):
         observedGeneration: _Optional[int] = ...,
         phase: _Optional[str] = ...,
         conditions: _Optional[
-            _Iterable[_Union[_generated_pb2_1.Condition, _Mapping]]
+            _Iterable[_Union[_generated_pb2_1.Condition, _Mapping[str, _Any]]]
         ] = ...,
-        lastFrobbed: _Optional[_Union[_generated_pb2_1.Time, _Mapping]] = ...,
+        lastFrobbed: _Optional[
+            _Union[_generated_pb2_1.Time, _Mapping[str, _Any]]
+        ] = ...,
         readyReplicas: _Optional[int] = ...,
     ) -> None: ...
 

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from typing import Annotated as _Annotated
 from typing import Any as _Any
 
 from pydantic import Field as _Field
@@ -57,7 +58,11 @@ class FrobberClass(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("example.kgen.dev/v1", alias="apiVersion")
+    api_version: str = _Field(
+        default="example.kgen.dev/v1",
+        validation_alias="apiVersion",
+        serialization_alias="apiVersion",
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""
@@ -103,7 +108,11 @@ class FrobberClassList(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("example.kgen.dev/v1", alias="apiVersion")
+    api_version: str = _Field(
+        default="example.kgen.dev/v1",
+        validation_alias="apiVersion",
+        serialization_alias="apiVersion",
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""
@@ -169,7 +178,7 @@ class FrobberSourceType(_StringEnum):
 class FrobberSource(_Model):
     """FrobberSource is a union: exactly one of its members is set, named by Type."""
 
-    type: FrobberSourceType = ""
+    type: _Annotated[str, FrobberSourceType] = ""
     """Type names the member that is set."""
     git: GitSource | None = None
     """Git fetches instructions from a repository."""
@@ -201,14 +210,18 @@ class FrobberSpec(_Model):
     """Priority orders Frobbers competing for the same widgets; higher goes first."""
     params: list[str] | None = None
     """Params are the parameters the Frobber is invoked with, in order."""
-    height_in_inches: _Int32 | None = _Field(None, alias="heightInInches")
+    height_in_inches: _Int32 | None = _Field(
+        default=None,
+        validation_alias="heightInInches",
+        serialization_alias="heightInInches",
+    )
     """HeightInInches is how tall the frobbed widget is."""
     width: _Int32 | None = None
     """Width is how wide the frobbed widget is, in inches."""
     replicas: _Int32 | None = None
     """Replicas is the number of frobbing workers.
     Defaults to 1."""
-    mode: FrobberMode = ""
+    mode: _Annotated[str, FrobberMode] = ""
     """Mode is how vigorously to frob.
     Defaults to Gentle."""
     turbo: bool | None = None
@@ -221,12 +234,16 @@ class FrobberSpec(_Model):
     """Selector selects the widgets to frob. It may not change once set."""
     source: FrobberSource = _Field(default_factory=FrobberSource)
     """Source says where the frobbing instructions come from."""
-    max_unavailable: _IntOrString | None = _Field(None, alias="maxUnavailable")
+    max_unavailable: _IntOrString | None = _Field(
+        default=None,
+        validation_alias="maxUnavailable",
+        serialization_alias="maxUnavailable",
+    )
     """MaxUnavailable is how many workers may be down during an update: a number or a percentage."""
     interval: _Duration | None = None
     """Interval between two frobs."""
     extra_args: dict[str, ExtraArgValues | None] | None = _Field(
-        None, alias="extraArgs"
+        default=None, validation_alias="extraArgs", serialization_alias="extraArgs"
     )
     """ExtraArgs are additional arguments per widget kind."""
     config: _RawExtension | None = None
@@ -314,15 +331,23 @@ class FrobberPhase(_StringEnum):
 class FrobberStatus(_Model):
     """FrobberStatus is the observed state of a Frobber."""
 
-    observed_generation: _Int64 = _Field(0, alias="observedGeneration")
+    observed_generation: _Int64 = _Field(
+        default=0,
+        validation_alias="observedGeneration",
+        serialization_alias="observedGeneration",
+    )
     """ObservedGeneration is the generation the status describes; it never goes back."""
-    phase: FrobberPhase = ""
+    phase: _Annotated[str, FrobberPhase] = ""
     """Phase summarizes the Frobber's state."""
     conditions: list[_meta_v1_models.Condition] | None = None
     """Conditions of the Frobber."""
-    last_frobbed: _Time | None = _Field(None, alias="lastFrobbed")
+    last_frobbed: _Time | None = _Field(
+        default=None, validation_alias="lastFrobbed", serialization_alias="lastFrobbed"
+    )
     """LastFrobbed is when the Frobber last frobbed."""
-    ready_replicas: _Int32 = _Field(0, alias="readyReplicas")
+    ready_replicas: _Int32 = _Field(
+        default=0, validation_alias="readyReplicas", serialization_alias="readyReplicas"
+    )
     """ReadyReplicas is the number of workers ready to frob."""
 
     def to_dict(self) -> dict[str, _Any]:
@@ -359,7 +384,11 @@ class Frobber(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("example.kgen.dev/v1", alias="apiVersion")
+    api_version: str = _Field(
+        default="example.kgen.dev/v1",
+        validation_alias="apiVersion",
+        serialization_alias="apiVersion",
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""
@@ -405,27 +434,41 @@ class FrobberSchedule(_Model):
     """FrobberSchedule says when a Frobber may run: on a cron schedule or every few minutes,
     between two hours of the day, on some weekdays or some days of the month."""
 
-    trigger: FrobberTrigger = ""
+    trigger: _Annotated[str, FrobberTrigger] = ""
     """Trigger names the member that fires the schedule."""
     cron: str = ""
     """Cron is a cron expression of five fields."""
-    interval_minutes: _Int32 | None = _Field(None, alias="intervalMinutes")
+    interval_minutes: _Int32 | None = _Field(
+        default=None,
+        validation_alias="intervalMinutes",
+        serialization_alias="intervalMinutes",
+    )
     """IntervalMinutes between two runs: a multiple of 5, at least 5."""
-    start_hour: _Int32 = _Field(0, alias="startHour")
+    start_hour: _Int32 = _Field(
+        default=0, validation_alias="startHour", serialization_alias="startHour"
+    )
     """StartHour is the first hour of the day the Frobber may run."""
-    end_hour: _Int32 | None = _Field(None, alias="endHour")
+    end_hour: _Int32 | None = _Field(
+        default=None, validation_alias="endHour", serialization_alias="endHour"
+    )
     """EndHour is the hour the Frobber stops; after midnight, at most 24."""
     weekdays: list[str] | None = None
     """Weekdays the Frobber runs on."""
     days: list[_Int32] | None = None
     """Days of the month the Frobber runs on."""
-    time_zone: str = _Field("", alias="timeZone")
+    time_zone: str = _Field(
+        default="", validation_alias="timeZone", serialization_alias="timeZone"
+    )
     """TimeZone is an IANA time zone name, such as Europe/Paris."""
     owner: str = ""
     """Owner is the email address of whoever answers for this schedule."""
     window: str = ""
     """Window is how long one run may take, such as 90m."""
-    widget_labels: dict[str, str] | None = _Field(None, alias="widgetLabels")
+    widget_labels: dict[str, str] | None = _Field(
+        default=None,
+        validation_alias="widgetLabels",
+        serialization_alias="widgetLabels",
+    )
     """WidgetLabels are added to the widgets while the schedule runs."""
 
     def to_dict(self) -> dict[str, _Any]:
@@ -509,9 +552,11 @@ class FrobberPort(_Model):
     """Name of the port; unique within the Frobber."""
     port: _Int32 = 0
     """Port number."""
-    protocol: Protocol = ""
+    protocol: _Annotated[str, Protocol] = ""
     """Protocol of the port. Defaults to TCP."""
-    target_port: _IntOrString | None = _Field(None, alias="targetPort")
+    target_port: _IntOrString | None = _Field(
+        default=None, validation_alias="targetPort", serialization_alias="targetPort"
+    )
     """TargetPort on the widget: a number or a named port."""
 
     def to_dict(self) -> dict[str, _Any]:
@@ -579,7 +624,11 @@ class FrobberList(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("example.kgen.dev/v1", alias="apiVersion")
+    api_version: str = _Field(
+        default="example.kgen.dev/v1",
+        validation_alias="apiVersion",
+        serialization_alias="apiVersion",
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""

@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from typing import Any as _Any
+
 from kgen.runtime.apimachinery.meta.v1.protobuf import (
     from_proto_Condition as _meta_v1_from_proto_Condition,
 )
@@ -30,6 +32,7 @@ from kgen.runtime.apimachinery.meta.v1.protobuf import (
 from kgen.runtime.apimachinery.meta.v1.protobuf import (
     to_proto_ObjectMeta as _meta_v1_to_proto_ObjectMeta,
 )
+from kgen.runtime.model import construct as _construct
 from kgen.runtime.protobuf import duration_from_proto as _duration_from_proto
 from kgen.runtime.protobuf import duration_to_proto as _duration_to_proto
 from kgen.runtime.protobuf import int_or_string_from_proto as _int_or_string_from_proto
@@ -38,11 +41,10 @@ from kgen.runtime.protobuf import quantity_from_proto as _quantity_from_proto
 from kgen.runtime.protobuf import quantity_to_proto as _quantity_to_proto
 from kgen.runtime.protobuf import raw_extension_from_proto as _raw_extension_from_proto
 from kgen.runtime.protobuf import raw_extension_to_proto as _raw_extension_to_proto
+from kgen.runtime.protobuf import register as _register
 from kgen.runtime.protobuf import time_from_proto as _time_from_proto
 from kgen.runtime.protobuf import time_to_proto as _time_to_proto
 from . import generated_pb2 as _generated_pb2
-from kgen.runtime.model import construct as _construct
-from kgen.runtime.protobuf import register as _register
 
 from .models import (
     Frobber,
@@ -76,7 +78,7 @@ def to_proto_Frobber(
 
 def from_proto_Frobber(msg: _generated_pb2.Frobber) -> Frobber:
     """The Frobber a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["metadata"] = _meta_v1_from_proto_ObjectMeta(msg.metadata)
     values["spec"] = from_proto_FrobberSpec(msg.spec)
     values["status"] = from_proto_FrobberStatus(msg.status)
@@ -103,7 +105,7 @@ def to_proto_FrobberClass(
 
 def from_proto_FrobberClass(msg: _generated_pb2.FrobberClass) -> FrobberClass:
     """The FrobberClass a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["metadata"] = _meta_v1_from_proto_ObjectMeta(msg.metadata)
     values["controller"] = msg.controller
     values["parameters"] = dict(msg.parameters) or None
@@ -134,7 +136,7 @@ def from_proto_FrobberClassList(
     msg: _generated_pb2.FrobberClassList,
 ) -> FrobberClassList:
     """The FrobberClassList a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["metadata"] = _meta_v1_from_proto_ListMeta(msg.metadata)
     values["items"] = [from_proto_FrobberClass(i) for i in msg.items] or None
     values["kind"] = "FrobberClassList"
@@ -157,7 +159,7 @@ def to_proto_FrobberCommon(
 
 def from_proto_FrobberCommon(msg: _generated_pb2.FrobberCommon) -> FrobberCommon:
     """The FrobberCommon a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["description"] = msg.description
     values["priority"] = msg.priority
     return _construct(FrobberCommon, values, {"description", "priority"})
@@ -180,7 +182,7 @@ def to_proto_FrobberList(
 
 def from_proto_FrobberList(msg: _generated_pb2.FrobberList) -> FrobberList:
     """The FrobberList a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["metadata"] = _meta_v1_from_proto_ListMeta(msg.metadata)
     values["items"] = [from_proto_Frobber(i) for i in msg.items] or None
     values["kind"] = "FrobberList"
@@ -205,7 +207,7 @@ def to_proto_FrobberPort(
 
 def from_proto_FrobberPort(msg: _generated_pb2.FrobberPort) -> FrobberPort:
     """The FrobberPort a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["name"] = msg.name
     values["port"] = msg.port
     values["protocol"] = msg.protocol
@@ -242,7 +244,7 @@ def to_proto_FrobberSchedule(
 
 def from_proto_FrobberSchedule(msg: _generated_pb2.FrobberSchedule) -> FrobberSchedule:
     """The FrobberSchedule a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["trigger"] = msg.trigger
     values["cron"] = msg.cron
     values["interval_minutes"] = (
@@ -293,7 +295,7 @@ def to_proto_FrobberSource(
 
 def from_proto_FrobberSource(msg: _generated_pb2.FrobberSource) -> FrobberSource:
     """The FrobberSource a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["type"] = msg.type
     values["git"] = from_proto_GitSource(msg.git) if msg.HasField("git") else None
     values["inline"] = (
@@ -355,7 +357,7 @@ def to_proto_FrobberSpec(
 
 def from_proto_FrobberSpec(msg: _generated_pb2.FrobberSpec) -> FrobberSpec:
     """The FrobberSpec a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     sub1 = msg.frobberCommon
     values["description"] = sub1.description
     values["priority"] = sub1.priority
@@ -442,7 +444,7 @@ def to_proto_FrobberStatus(
 
 def from_proto_FrobberStatus(msg: _generated_pb2.FrobberStatus) -> FrobberStatus:
     """The FrobberStatus a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["observed_generation"] = msg.observedGeneration
     values["phase"] = msg.phase
     values["conditions"] = [
@@ -481,7 +483,7 @@ def to_proto_GitSource(
 
 def from_proto_GitSource(msg: _generated_pb2.GitSource) -> GitSource:
     """The GitSource a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["url"] = msg.url
     values["revision"] = msg.revision
     values["tag"] = msg.tag
@@ -502,7 +504,7 @@ def to_proto_InlineSource(
 
 def from_proto_InlineSource(msg: _generated_pb2.InlineSource) -> InlineSource:
     """The InlineSource a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["instructions"] = msg.instructions
     return _construct(InlineSource, values, {"instructions"})
 

@@ -7,8 +7,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable as _Callable
+from collections.abc import Iterable as _Iterable
+from typing import Any as _Any
+from typing import Protocol as _Protocol
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
+from apis.example.v1 import validation as _hooks_module
 from kgen.runtime import validation as _v
-from apis.example.v1 import validation as _hooks
 from kgen.runtime.apimachinery.meta.v1.validation import (
     check_Condition as _meta_v1_check_Condition,
 )
@@ -35,7 +41,7 @@ from .models import (
 
 _FORMAT_0 = _v.VALIDATORS["k8s-prefixed-label-key"]
 _ENUM_1 = ("Frantic", "Gentle", "Vigorous")
-_KEY_2 = lambda x: (x.name,)
+_KEY_2: _Callable[[_Any], tuple[_Any, ...]] = lambda x: (x.name,)
 _FORMAT_3 = _v.VALIDATORS["k8s-short-name"]
 _ENUM_4 = ("Cron", "Interval")
 _PATTERN_5 = _v.pattern("^(\\S+\\s+){4}\\S+$")
@@ -63,7 +69,20 @@ _RULE_14 = _v.Rule(
 _ENUM_15 = ("TCP", "UDP")
 _ENUM_16 = ("Git", "Inline")
 _FORMAT_17 = _v.VALIDATORS["uri"]
-_KEY_18 = lambda x: (x.type,)
+_KEY_18: _Callable[[_Any], tuple[_Any, ...]] = lambda x: (x.type,)
+
+if _TYPE_CHECKING:
+
+    class _Hooks(_Protocol):
+        def validate_Frobber_update(
+            self, new: Frobber, old: Frobber, path: _v.Path | None, /
+        ) -> _Iterable[_v.FieldError] | None: ...
+        def validate_FrobberSpec(
+            self, obj: FrobberSpec, path: _v.Path | None, /
+        ) -> _Iterable[_v.FieldError] | None: ...
+
+
+_hooks: _Hooks = _hooks_module
 
 
 def check_FrobberClass(
@@ -74,6 +93,8 @@ def check_FrobberClass(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a FrobberClass (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.metadata
     old_value = None if old is None else old.metadata
     if old is None or value != old_value:
@@ -148,6 +169,8 @@ def check_FrobberClassList(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a FrobberClassList (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.metadata
     old_value = None if old is None else old.metadata
     if old is None or value != old_value:
@@ -194,6 +217,8 @@ def check_Frobber(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a Frobber (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.metadata
     old_value = None if old is None else old.metadata
     if old is None or value != old_value:
@@ -262,6 +287,8 @@ def check_FrobberSpec(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a FrobberSpec (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.description
     old_value = None if old is None else old.description
     if old is None or value != old_value:
@@ -380,11 +407,11 @@ def check_FrobberSpec(
     if old is None or value != old_value:
         try:
             if value:
-                allowed2 = _ENUM_1
+                allowed1: tuple[str, ...] = _ENUM_1
                 if not options.enabled("FrobberFrantic"):
-                    allowed2 = tuple(x for x in allowed2 if x != "Frantic")
-                if value not in allowed2:
-                    errors.append(_v.not_supported((path, "mode"), value, allowed2))
+                    allowed1 = tuple(x for x in allowed1 if x != "Frantic")
+                if value not in allowed1:
+                    errors.append(_v.not_supported((path, "mode"), value, allowed1))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed((path, "mode"), value, "string"))
     value = obj.turbo
@@ -483,6 +510,8 @@ def check_FrobberSchedule(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a FrobberSchedule (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.trigger
     old_value = None if old is None else old.trigger
     if old is None or value != old_value:
@@ -754,6 +783,8 @@ def check_FrobberCommon(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a FrobberCommon (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.description
     old_value = None if old is None else old.description
     if old is None or value != old_value:
@@ -823,6 +854,8 @@ def check_FrobberPort(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a FrobberPort (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.name
     old_value = None if old is None else old.name
     if old is None or value != old_value:
@@ -892,6 +925,8 @@ def check_FrobberSource(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a FrobberSource (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.type
     old_value = None if old is None else old.type
     if old is None or value != old_value:
@@ -960,6 +995,8 @@ def check_GitSource(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a GitSource (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.url
     old_value = None if old is None else old.url
     if old is None or value != old_value:
@@ -1020,6 +1057,8 @@ def check_InlineSource(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a InlineSource (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.instructions
     old_value = None if old is None else old.instructions
     if old is None or value != old_value:
@@ -1057,6 +1096,8 @@ def check_FrobberStatus(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a FrobberStatus (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.observed_generation
     old_value = None if old is None else old.observed_generation
     if old is None or value != old_value:
@@ -1126,6 +1167,8 @@ def check_FrobberList(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a FrobberList (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.metadata
     old_value = None if old is None else old.metadata
     if old is None or value != old_value:
@@ -1165,7 +1208,7 @@ def validate_FrobberList(
 
 
 #: The validation of each kind, for the Scheme: `validate(obj, path, old, options)`.
-VALIDATORS = {
+VALIDATORS: dict[type, _Callable[..., list[_v.FieldError]]] = {
     FrobberClass: validate_FrobberClass,
     Frobber: validate_Frobber,
 }

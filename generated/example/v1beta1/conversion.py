@@ -6,6 +6,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable as _Callable
+from typing import Any as _Any
+from typing import Protocol as _Protocol
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
 from kgen.runtime.apimachinery.meta.v1.deepcopy import (
     deep_copy_Condition as _meta_v1_deep_copy_Condition,
 )
@@ -382,16 +387,54 @@ def from_internal_FrobberList(
 
 
 #: Converters of each kind and list into its hub, by class.
-TO_INTERNAL = {
+TO_INTERNAL: dict[type, _Callable[..., _Any]] = {
     _models.Frobber: to_internal_Frobber,
     _models.FrobberList: to_internal_FrobberList,
 }
 
 #: Converters of each kind and list out of its hub, by hub class.
-FROM_INTERNAL = {
+FROM_INTERNAL: dict[type, _Callable[..., _Any]] = {
     _example_models.Frobber: from_internal_Frobber,
     _example_models.FrobberList: from_internal_FrobberList,
 }
 
 # Imported last: the hand-written hooks import this module for its auto_convert functions.
-from apis.example.v1beta1 import conversion as _hooks  # noqa: E402
+from apis.example.v1beta1 import conversion as _hooks_module  # noqa: E402
+
+if _TYPE_CHECKING:
+
+    class _Hooks(_Protocol):
+        def convert_v1beta1_Frobber_to_internal_Frobber(
+            self, src: _models.Frobber, dst: _example_models.Frobber, scope: _Scope, /
+        ) -> object: ...
+        def convert_v1beta1_FrobberSpec_to_internal_FrobberSpec(
+            self,
+            src: _models.FrobberSpec,
+            dst: _example_models.FrobberSpec,
+            scope: _Scope,
+            /,
+        ) -> object: ...
+        def convert_internal_FrobberSpec_to_v1beta1_FrobberSpec(
+            self,
+            src: _example_models.FrobberSpec,
+            dst: _models.FrobberSpec,
+            scope: _Scope,
+            /,
+        ) -> object: ...
+        def convert_internal_FrobberPort_to_v1beta1_FrobberPort(
+            self,
+            src: _example_models.FrobberPort,
+            dst: _models.FrobberPort,
+            scope: _Scope,
+            /,
+        ) -> object: ...
+        def convert_internal_FrobberStatus_to_v1beta1_FrobberStatus(
+            self,
+            src: _example_models.FrobberStatus,
+            dst: _models.FrobberStatus,
+            scope: _Scope,
+            /,
+        ) -> object: ...
+
+
+_hooks: _Hooks = _hooks_module

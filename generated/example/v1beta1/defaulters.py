@@ -6,13 +6,26 @@
 
 from __future__ import annotations
 
-from apis.example.v1beta1 import defaults as _hooks
+from collections.abc import Callable as _Callable
+from typing import Any as _Any
+from typing import Protocol as _Protocol
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
+from apis.example.v1beta1 import defaults as _hooks_module
 from .models import (
     Frobber,
     FrobberList,
     FrobberPort,
     FrobberSpec,
 )
+
+if _TYPE_CHECKING:
+
+    class _Hooks(_Protocol):
+        def set_defaults_FrobberSpec(self, obj: FrobberSpec, /) -> object: ...
+
+
+_hooks: _Hooks = _hooks_module
 
 
 def default_Frobber(obj: Frobber) -> None:
@@ -56,7 +69,7 @@ def set_object_defaults_FrobberList(obj: FrobberList) -> None:
 
 
 #: The defaulting function of each kind and list, for the Scheme.
-DEFAULTERS = {
+DEFAULTERS: dict[type, _Callable[[_Any], None]] = {
     Frobber: set_object_defaults_Frobber,
     FrobberList: set_object_defaults_FrobberList,
 }

@@ -7,7 +7,12 @@ from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
-from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+from typing import (
+    Any as _Any,
+    ClassVar as _ClassVar,
+    Optional as _Optional,
+    Union as _Union,
+)
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
@@ -22,9 +27,11 @@ class Frobber(_message.Message):
 
     def __init__(
         self,
-        metadata: _Optional[_Union[_generated_pb2_1.ObjectMeta, _Mapping]] = ...,
-        spec: _Optional[_Union[FrobberSpec, _Mapping]] = ...,
-        status: _Optional[_Union[FrobberStatus, _Mapping]] = ...,
+        metadata: _Optional[
+            _Union[_generated_pb2_1.ObjectMeta, _Mapping[str, _Any]]
+        ] = ...,
+        spec: _Optional[_Union[FrobberSpec, _Mapping[str, _Any]]] = ...,
+        status: _Optional[_Union[FrobberStatus, _Mapping[str, _Any]]] = ...,
     ) -> None: ...
 
 class FrobberCommon(_message.Message):
@@ -47,8 +54,10 @@ class FrobberList(_message.Message):
 
     def __init__(
         self,
-        metadata: _Optional[_Union[_generated_pb2_1.ListMeta, _Mapping]] = ...,
-        items: _Optional[_Iterable[_Union[Frobber, _Mapping]]] = ...,
+        metadata: _Optional[
+            _Union[_generated_pb2_1.ListMeta, _Mapping[str, _Any]]
+        ] = ...,
+        items: _Optional[_Iterable[_Union[Frobber, _Mapping[str, _Any]]]] = ...,
     ) -> None: ...
 
 class FrobberPort(_message.Message):
@@ -91,7 +100,9 @@ class FrobberSpec(_message.Message):
         def __init__(
             self,
             key: _Optional[str] = ...,
-            value: _Optional[_Union[_generated_pb2.Quantity, _Mapping]] = ...,
+            value: _Optional[
+                _Union[_generated_pb2.Quantity, _Mapping[str, _Any]]
+            ] = ...,
         ) -> None: ...
     FROBBERCOMMON_FIELD_NUMBER: _ClassVar[int]
     PARAM_FIELD_NUMBER: _ClassVar[int]
@@ -118,18 +129,20 @@ class FrobberSpec(_message.Message):
 
     def __init__(
         self,
-        frobberCommon: _Optional[_Union[FrobberCommon, _Mapping]] = ...,
+        frobberCommon: _Optional[_Union[FrobberCommon, _Mapping[str, _Any]]] = ...,
         param: _Optional[str] = ...,
         params: _Optional[_Iterable[str]] = ...,
         height: _Optional[int] = ...,
         replicas: _Optional[int] = ...,
         mode: _Optional[str] = ...,
         turbo: _Optional[bool] = ...,
-        ports: _Optional[_Iterable[_Union[FrobberPort, _Mapping]]] = ...,
+        ports: _Optional[_Iterable[_Union[FrobberPort, _Mapping[str, _Any]]]] = ...,
         resources: _Optional[_Mapping[str, _generated_pb2.Quantity]] = ...,
-        selector: _Optional[_Union[_generated_pb2_1.LabelSelector, _Mapping]] = ...,
+        selector: _Optional[
+            _Union[_generated_pb2_1.LabelSelector, _Mapping[str, _Any]]
+        ] = ...,
         maxUnavailable: _Optional[
-            _Union[_generated_pb2_1_1.IntOrString, _Mapping]
+            _Union[_generated_pb2_1_1.IntOrString, _Mapping[str, _Any]]
         ] = ...,
     ) -> None: ...
 
@@ -147,6 +160,6 @@ class FrobberStatus(_message.Message):
         observedGeneration: _Optional[int] = ...,
         phase: _Optional[str] = ...,
         conditions: _Optional[
-            _Iterable[_Union[_generated_pb2_1.Condition, _Mapping]]
+            _Iterable[_Union[_generated_pb2_1.Condition, _Mapping[str, _Any]]]
         ] = ...,
     ) -> None: ...

@@ -6,6 +6,7 @@ It predates plural params and still serves the singular param field."""
 
 from __future__ import annotations
 
+from typing import Annotated as _Annotated
 from typing import Any as _Any
 
 from pydantic import Field as _Field
@@ -55,7 +56,7 @@ class FrobberSpec(_Model):
     replicas: _Int32 | None = None
     """Replicas is the number of frobbing workers.
     Defaults to 1."""
-    mode: FrobberMode = ""
+    mode: _Annotated[str, FrobberMode] = ""
     """Mode is how vigorously to frob.
     Defaults to Gentle."""
     turbo: bool | None = None
@@ -66,7 +67,11 @@ class FrobberSpec(_Model):
     """Resources reserved for each worker."""
     selector: _meta_v1_models.LabelSelector | None = None
     """Selector selects the widgets to frob."""
-    max_unavailable: _IntOrString | None = _Field(None, alias="maxUnavailable")
+    max_unavailable: _IntOrString | None = _Field(
+        default=None,
+        validation_alias="maxUnavailable",
+        serialization_alias="maxUnavailable",
+    )
     """MaxUnavailable is how many workers may be down during an update: a number or a percentage."""
 
     def to_dict(self) -> dict[str, _Any]:
@@ -118,7 +123,11 @@ class FrobberSpec(_Model):
 class FrobberStatus(_Model):
     """FrobberStatus is the observed state of a Frobber."""
 
-    observed_generation: _Int64 = _Field(0, alias="observedGeneration")
+    observed_generation: _Int64 = _Field(
+        default=0,
+        validation_alias="observedGeneration",
+        serialization_alias="observedGeneration",
+    )
     """ObservedGeneration is the generation the status describes."""
     phase: str = ""
     """Phase summarizes the Frobber's state."""
@@ -150,7 +159,11 @@ class Frobber(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("example.kgen.dev/v1beta1", alias="apiVersion")
+    api_version: str = _Field(
+        default="example.kgen.dev/v1beta1",
+        validation_alias="apiVersion",
+        serialization_alias="apiVersion",
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""
@@ -236,7 +249,11 @@ class FrobberList(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("example.kgen.dev/v1beta1", alias="apiVersion")
+    api_version: str = _Field(
+        default="example.kgen.dev/v1beta1",
+        validation_alias="apiVersion",
+        serialization_alias="apiVersion",
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from typing import Any as _Any
+
 from kgen.runtime.apimachinery.meta.v1.protobuf import (
     from_proto_Condition as _meta_v1_from_proto_Condition,
 )
@@ -29,13 +31,13 @@ from kgen.runtime.apimachinery.meta.v1.protobuf import (
 from kgen.runtime.apimachinery.meta.v1.protobuf import (
     to_proto_ObjectMeta as _meta_v1_to_proto_ObjectMeta,
 )
+from kgen.runtime.model import construct as _construct
 from kgen.runtime.protobuf import int_or_string_from_proto as _int_or_string_from_proto
 from kgen.runtime.protobuf import int_or_string_to_proto as _int_or_string_to_proto
 from kgen.runtime.protobuf import quantity_from_proto as _quantity_from_proto
 from kgen.runtime.protobuf import quantity_to_proto as _quantity_to_proto
-from . import generated_pb2 as _generated_pb2
-from kgen.runtime.model import construct as _construct
 from kgen.runtime.protobuf import register as _register
+from . import generated_pb2 as _generated_pb2
 
 from .models import (
     Frobber,
@@ -63,7 +65,7 @@ def to_proto_Frobber(
 
 def from_proto_Frobber(msg: _generated_pb2.Frobber) -> Frobber:
     """The Frobber a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["metadata"] = _meta_v1_from_proto_ObjectMeta(msg.metadata)
     values["spec"] = from_proto_FrobberSpec(msg.spec)
     values["status"] = from_proto_FrobberStatus(msg.status)
@@ -87,7 +89,7 @@ def to_proto_FrobberCommon(
 
 def from_proto_FrobberCommon(msg: _generated_pb2.FrobberCommon) -> FrobberCommon:
     """The FrobberCommon a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["description"] = msg.description
     values["priority"] = msg.priority
     return _construct(FrobberCommon, values, {"description", "priority"})
@@ -110,7 +112,7 @@ def to_proto_FrobberList(
 
 def from_proto_FrobberList(msg: _generated_pb2.FrobberList) -> FrobberList:
     """The FrobberList a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["metadata"] = _meta_v1_from_proto_ListMeta(msg.metadata)
     values["items"] = [from_proto_Frobber(i) for i in msg.items] or None
     values["kind"] = "FrobberList"
@@ -134,7 +136,7 @@ def to_proto_FrobberPort(
 
 def from_proto_FrobberPort(msg: _generated_pb2.FrobberPort) -> FrobberPort:
     """The FrobberPort a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["name"] = msg.name
     values["port"] = msg.port
     values["protocol"] = msg.protocol
@@ -178,7 +180,7 @@ def to_proto_FrobberSpec(
 
 def from_proto_FrobberSpec(msg: _generated_pb2.FrobberSpec) -> FrobberSpec:
     """The FrobberSpec a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     sub1 = msg.frobberCommon
     values["description"] = sub1.description
     values["priority"] = sub1.priority
@@ -240,7 +242,7 @@ def to_proto_FrobberStatus(
 
 def from_proto_FrobberStatus(msg: _generated_pb2.FrobberStatus) -> FrobberStatus:
     """The FrobberStatus a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["observed_generation"] = msg.observedGeneration
     values["phase"] = msg.phase
     values["conditions"] = [

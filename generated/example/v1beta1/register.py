@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from kgen.runtime.model import Model as _Model
 from kgen.runtime.scheme import SCHEME as _SCHEME
 from kgen.runtime.scheme import GroupVersion as _GroupVersion
 from kgen.runtime.scheme import Scheme as _Scheme
@@ -19,7 +20,7 @@ from .models import (
 GROUP_VERSION = _GroupVersion("example.kgen.dev", "v1beta1")
 
 #: The kinds and lists of this version, by kind name.
-KINDS = {
+KINDS: dict[str, type[_Model]] = {
     "Frobber": Frobber,
     "FrobberList": FrobberList,
 }

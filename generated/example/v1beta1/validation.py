@@ -5,6 +5,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable as _Callable
+from typing import Any as _Any
+
 from kgen.runtime import validation as _v
 from kgen.runtime.apimachinery.meta.v1.validation import (
     check_Condition as _meta_v1_check_Condition,
@@ -23,8 +26,8 @@ from .models import (
 )
 
 _ENUM_0 = ("Gentle", "Vigorous")
-_KEY_1 = lambda x: (x.name,)
-_KEY_2 = lambda x: (x.type,)
+_KEY_1: _Callable[[_Any], tuple[_Any, ...]] = lambda x: (x.name,)
+_KEY_2: _Callable[[_Any], tuple[_Any, ...]] = lambda x: (x.type,)
 
 
 def check_Frobber(
@@ -35,6 +38,8 @@ def check_Frobber(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a Frobber (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.metadata
     old_value = None if old is None else old.metadata
     if old is None or value != old_value:
@@ -101,6 +106,8 @@ def check_FrobberSpec(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a FrobberSpec (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.mode
     old_value = None if old is None else old.mode
     if old is None or value != old_value:
@@ -141,6 +148,8 @@ def check_FrobberStatus(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a FrobberStatus (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.conditions
     old_value = None if old is None else old.conditions
     if old is None or value != old_value:
@@ -178,6 +187,8 @@ def check_FrobberList(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a FrobberList (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.metadata
     old_value = None if old is None else old.metadata
     if old is None or value != old_value:
@@ -214,6 +225,6 @@ def validate_FrobberList(
 
 
 #: The validation of each kind, for the Scheme: `validate(obj, path, old, options)`.
-VALIDATORS = {
+VALIDATORS: dict[type, _Callable[..., list[_v.FieldError]]] = {
     Frobber: validate_Frobber,
 }

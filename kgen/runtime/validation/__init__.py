@@ -142,10 +142,14 @@ def unique_set(items: list[Any], path: PathNode, errors: list[FieldError]) -> No
 
 
 def unique_map(
-    items: list[Any], key_of: Callable[[Any], tuple], names: tuple[str, ...], path: PathNode, errors: list[FieldError]
+    items: list[Any],
+    key_of: Callable[[Any], tuple[Any, ...]],
+    names: tuple[str, ...],
+    path: PathNode,
+    errors: list[FieldError],
 ) -> None:
     """Each item of a map list whose keys repeat an earlier item's is a Duplicate at its index."""
-    seen: set[tuple] = set()
+    seen: set[tuple[Any, ...]] = set()
     for i, item in enumerate(items):
         if item is None:
             continue
@@ -156,7 +160,7 @@ def unique_map(
         seen.add(item_key)
 
 
-def keyed(items: list[Any] | None, key_of: Callable[[Any], tuple]) -> dict[tuple, Any]:
+def keyed(items: list[Any] | None, key_of: Callable[[Any], tuple[Any, ...]]) -> dict[tuple[Any, ...], Any]:
     """The items of an old map list by key: how an item is matched with its previous value."""
     if not items:
         return {}
@@ -166,16 +170,17 @@ def keyed(items: list[Any] | None, key_of: Callable[[Any], tuple]) -> dict[tuple
 def check_union(
     path: PathNode,
     errors: list[FieldError],
-    members: Iterable[tuple[str, str, bool]],
+    members: Iterable[tuple[str, str, object]],
     mode: str = "exactlyOne",
     discriminator: tuple[str, Any] | None = None,
     kubebuilder: bool = False,
 ) -> None:
     """Union rules of validation-gen (or controller-gen's one-of rules when `kubebuilder`).
 
-    `members` are (JSON name, member name, is set). With a discriminator (JSON name,
-    value), the member it names must be set and the others must not be; a `zeroOrOne`
-    union (`+unionDeprecated`) whose discriminator is empty falls back to "at most one".
+    `members` are (JSON name, member name, is set), where "is set" is any value taken as
+    true or false. With a discriminator (JSON name, value), the member it names must be
+    set and the others must not be; a `zeroOrOne` union (`+unionDeprecated`) whose
+    discriminator is empty falls back to "at most one".
     """
     members = list(members)
     names = ", ".join(f"`{json_name}`" for json_name, _, _ in members)

@@ -22,10 +22,13 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgen.runtime.validation import cellib, field, regexp
 from kgen.runtime.validation.field import ErrorType, FieldError, PathNode
+
+if TYPE_CHECKING:
+    from kgen.runtime.validation.celcost import RuntimeCost
 
 PER_CALL_LIMIT = 1_000_000
 """The actual cost one evaluation of a rule may reach, about a tenth of a second in Go
@@ -44,7 +47,7 @@ _OLD_SELF = re.compile(r"\boldSelf\b")
 _LOCAL = threading.local()
 
 
-def _cel():
+def _cel() -> Any:
     """The `cel` engine, imported on first use: importing it costs a tenth of a second (it
     imports its command line), which a program that validates nothing should not pay."""
     import cel
@@ -106,8 +109,8 @@ class Rule:
     """The JSON Schema type of the value (`object`, `string`, ...): the bad value of its errors."""
 
     def __post_init__(self) -> None:
-        self._programs: tuple | None = None
-        self._estimates: tuple | None = None
+        self._programs: tuple[Any, Any] | None = None
+        self._estimates: tuple[RuntimeCost | None, RuntimeCost | None] | None = None
         self.transition = bool(_OLD_SELF.search(self.rule))
         self.error_type = _REASONS.get(self.reason, ErrorType.INVALID)
         used = set(re.findall(r"\b([A-Za-z_]\w*)\s*\(", self.rule + " " + self.message_expression))
@@ -131,7 +134,7 @@ class Rule:
     def message_program(self) -> Any:
         return self._compiled()[1]
 
-    def _compiled(self) -> tuple:
+    def _compiled(self) -> tuple[Any, Any]:
         """The rule and message programs, compiled when the rule is first checked."""
         if self._programs is None:
             engine = _cel()
@@ -139,7 +142,7 @@ class Rule:
             self._programs = (engine.compile(_runnable(self.rule)), message)
         return self._programs
 
-    def _costs(self) -> tuple:
+    def _costs(self) -> tuple[RuntimeCost | None, RuntimeCost | None]:
         """The run-time costs of the rule and of its message (None where kgen's parser fails)."""
         if self._estimates is None:
             self._estimates = (
@@ -253,7 +256,7 @@ def _clean(err: BaseException) -> str:
 # -- cost ------------------------------------------------------------------------------------------
 
 
-def _runtime_cost(expression: str, optional_old_self: bool) -> Any:
+def _runtime_cost(expression: str, optional_old_self: bool) -> RuntimeCost | None:
     """The run-time cost of an expression (`celcost.RuntimeCost`, imported when a rule is
     first checked), or None when kgen's parser does not read it."""
     from kgen.runtime.validation import celcost, celparse
@@ -264,7 +267,7 @@ def _runtime_cost(expression: str, optional_old_self: bool) -> Any:
         return None
 
 
-def _cost(estimate: Any, value: Any, old: Any) -> int:
+def _cost(estimate: RuntimeCost | None, value: Any, old: Any) -> int:
     if estimate is None:  # what kgen's parser does not read is charged by the size of its input
         from kgen.runtime.validation.celcost import input_bound
 

@@ -623,8 +623,8 @@ def _celgo_cost(c: _Coster, e: Call, overload: str, target: _Node | None, args: 
             return _add((1, 1), arg_sum), size
         return _add(_factor(size, traversal), arg_sum), size
     if overload in ("equals", "not_equals", "compare_string", "compare_bytes"):
-        left, right = c.size_or_unknown(args[0]), c.size_or_unknown(args[1])
-        smallest = min(left[1], right[1])
+        left_size, right_size = c.size_or_unknown(args[0]), c.size_or_unknown(args[1])
+        smallest = min(left_size[1], right_size[1])
         return _add(_factor((1 if smallest > 0 else 0, smallest), traversal), arg_sum), None
     return _add((1, 1), arg_sum), None
 
@@ -681,7 +681,7 @@ class RuntimeCost:
     def __init__(self, tree: Expr, old_self_optional: bool = False):
         self.tree = tree
         self.old_self_optional = old_self_optional
-        self._shapes: list[tuple[tuple, dict[tuple, int]]] = []
+        self._shapes: list[tuple[tuple[Any, ...], dict[tuple[Any, ...], int]]] = []
         """(the questions one estimate asked, {their answers: the cost}), per question list."""
 
     def __call__(self, value: Any, old: Any = None) -> int:
@@ -689,7 +689,7 @@ class RuntimeCost:
             cost = known.get(self._answers(questions, value, old))
             if cost is not None:
                 return cost
-        trace: list = []
+        trace: list[tuple[Any, Any]] = []
         cost = self._estimate(value, old, trace)
         questions = tuple(question for question, _ in trace)
         answers = (old is None,) + tuple(answer for _, answer in trace)
@@ -706,7 +706,7 @@ class RuntimeCost:
         known[answers] = cost
         return cost
 
-    def _estimate(self, value: Any, old: Any, trace: list) -> int:
+    def _estimate(self, value: Any, old: Any, trace: list[tuple[Any, Any]]) -> int:
         roots = {"self": ValueDecl([value], ("self",), trace),
                  "oldSelf": ValueDecl([old] if old is not None else [], ("oldSelf",), trace)}  # fmt: skip
         self_type = roots["self"].cel_type()
@@ -723,9 +723,9 @@ class RuntimeCost:
         return _Coster(types, _decl_path_size(roots, roots["self"]), unknown).cost(self.tree)[1]
 
     @staticmethod
-    def _answers(questions: tuple, value: Any, old: Any) -> tuple:
+    def _answers(questions: tuple[Any, ...], value: Any, old: Any) -> tuple[Any, ...]:
         """The answers the values give to recorded questions (what `ValueDecl` would say)."""
-        found: dict[tuple, list[Any]] = {("self",): [value], ("oldSelf",): [old] if old is not None else []}
+        found: dict[tuple[Any, ...], list[Any]] = {("self",): [value], ("oldSelf",): [old] if old is not None else []}
         answers: list[Any] = [old is None]
         append = answers.append
         for where, question in questions:
@@ -745,7 +745,7 @@ class RuntimeCost:
         return tuple(answers)
 
 
-def _values_at(found: dict[tuple, list[Any]], where: tuple) -> list[Any]:
+def _values_at(found: dict[tuple[Any, ...], list[Any]], where: tuple[Any, ...]) -> list[Any]:
     values = found.get(where)
     if values is None:
         above, step = _values_at(found, where[:-1]), where[-1]

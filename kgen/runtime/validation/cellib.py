@@ -24,14 +24,17 @@ import re
 import urllib.parse
 from collections.abc import Callable
 from decimal import MAX_EMAX, MAX_PREC, MIN_EMIN, Context, Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgen.runtime.validation import regexp
+
+if TYPE_CHECKING:
+    from kgen.runtime.quantity import Quantity
 
 TAG = "__kgen_cel__"
 
 
-def _tagged(kind: str, value: Any) -> dict:
+def _tagged(kind: str, value: Any) -> dict[str, Any]:
     return {TAG: kind, "v": value}
 
 
@@ -74,7 +77,7 @@ def _parse_ip(text: Any) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
     return address
 
 
-def _ip(*args: Any) -> dict:
+def _ip(*args: Any) -> dict[str, Any]:
     """ip(string), or cidr.ip(): the IP address of a string or the address of a prefix."""
     if len(args) == 1 and _kind(args[0]) == "cidr":
         return _tagged("ip", str(ipaddress.ip_interface(args[0]["v"]).ip))
@@ -93,11 +96,11 @@ def _is_ip(*args: Any) -> bool:
 
 
 def _is_canonical(*args: Any) -> bool:
-    text = args[-1]
+    text: str = args[-1]
     return str(_parse_ip(text)) == text
 
 
-def _address(value: Any, function: str):
+def _address(value: Any, function: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
     return ipaddress.ip_address(_expect(value, "ip", function))
 
 
@@ -115,7 +118,7 @@ def _parse_cidr(text: Any) -> ipaddress.IPv4Interface | ipaddress.IPv6Interface:
     return interface
 
 
-def _cidr(text: Any) -> dict:
+def _cidr(text: Any) -> dict[str, Any]:
     return _tagged("cidr", str(_parse_cidr(text)))
 
 
@@ -127,7 +130,7 @@ def _is_cidr(text: Any) -> bool:
     return True
 
 
-def _network(value: Any, function: str):
+def _network(value: Any, function: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
     return ipaddress.ip_interface(_expect(value, "cidr", function)).network
 
 
@@ -140,10 +143,14 @@ def _contains_ip(cidr: Any, ip: Any) -> bool:
 def _contains_cidr(cidr: Any, other: Any) -> bool:
     inner = ipaddress.ip_interface(other["v"]).network if _kind(other) == "cidr" else _parse_cidr(other).network
     network = _network(cidr, "containsCIDR")
-    return inner.version == network.version and inner.subnet_of(network)
+    if isinstance(inner, ipaddress.IPv4Network) and isinstance(network, ipaddress.IPv4Network):
+        return inner.subnet_of(network)
+    if isinstance(inner, ipaddress.IPv6Network) and isinstance(network, ipaddress.IPv6Network):
+        return inner.subnet_of(network)
+    return False  # of different IP versions
 
 
-def _masked(cidr: Any) -> dict:
+def _masked(cidr: Any) -> dict[str, Any]:
     return _tagged("cidr", str(_network(cidr, "masked")))
 
 
@@ -168,7 +175,7 @@ def _parse_url(text: Any) -> urllib.parse.SplitResult:
     return parts
 
 
-def _url(text: Any) -> dict:
+def _url(text: Any) -> dict[str, Any]:
     _parse_url(text)
     return _tagged("url", text)
 
@@ -182,7 +189,8 @@ def _is_url(text: Any) -> bool:
 
 
 def _url_parts(value: Any, function: str) -> urllib.parse.SplitResult:
-    return urllib.parse.urlsplit(_expect(value, "url", function))
+    parts: urllib.parse.SplitResult = urllib.parse.urlsplit(_expect(value, "url", function))
+    return parts
 
 
 def _get_host(value: Any) -> str:
@@ -211,13 +219,13 @@ def _get_query(value: Any) -> dict[str, list[str]]:
 # -- Quantity (library.Quantity) -----------------------------------------------------------------
 
 
-def _q(value: Any, function: str):
+def _q(value: Any, function: str) -> Quantity:
     from kgen.runtime.quantity import Quantity
 
     return Quantity(_expect(value, "quantity", function))
 
 
-def _quantity(text: Any) -> dict:
+def _quantity(text: Any) -> dict[str, Any]:
     from kgen.runtime.quantity import Quantity
 
     if not isinstance(text, str):
@@ -242,7 +250,7 @@ def _quantity_value(value: Any, function: str) -> Decimal:
     return _q(value, function).value
 
 
-def _quantity_result(value: Decimal, like: Any) -> dict:
+def _quantity_result(value: Decimal, like: Any) -> dict[str, Any]:
     from kgen.runtime.quantity import Quantity
 
     fmt = _q(like, "add").format
@@ -289,7 +297,7 @@ def _normalize_semver(text: str) -> str:
     return ".".join(str(int(n)) if n.isascii() and n.isdigit() else n for n in numbers) + rest
 
 
-def _semver(text: Any, normalize: bool = False) -> dict:
+def _semver(text: Any, normalize: bool = False) -> dict[str, Any]:
     if not isinstance(text, str):
         raise TypeError("no such overload: semver")
     candidate = _normalize_semver(text) if normalize else text
@@ -306,7 +314,7 @@ def _is_semver(text: Any, normalize: bool = False) -> bool:
     return True
 
 
-def _semver_key(value: Any, function: str) -> tuple:
+def _semver_key(value: Any, function: str) -> tuple[Any, ...]:
     match = _SEMVER.fullmatch(_expect(value, "semver", function))
     assert match is not None
     major, minor, patch, pre = int(match.group(1)), int(match.group(2)), int(match.group(3)), match.group(4)
@@ -322,9 +330,9 @@ def _semver_key(value: Any, function: str) -> tuple:
 def _compare(a: Any, b: Any, function: str) -> int:
     if _kind(a) == "quantity":
         x, y = _q(a, function).value, _q(b, function).value
-    else:
-        x, y = _semver_key(a, function), _semver_key(b, function)
-    return (x > y) - (x < y)
+        return (x > y) - (x < y)
+    v, w = _semver_key(a, function), _semver_key(b, function)
+    return (v > w) - (v < w)
 
 
 # -- format (library.Format) -----------------------------------------------------------------------
@@ -398,8 +406,8 @@ def _validate(format_value: Any, text: Any) -> Any:
     return cel.OptionalValue.of(list(errors)) if errors else cel.OptionalValue.none()
 
 
-def _format_function(name: str) -> Callable[..., dict]:
-    def function(library: Any) -> dict:
+def _format_function(name: str) -> Callable[..., dict[str, Any]]:
+    def function(library: Any) -> dict[str, Any]:
         if _namespace(library) != "format":
             raise TypeError(f"no such overload: {name}")
         return _tagged("format", name)
@@ -464,7 +472,7 @@ def _split(text: str, separator: str, count: int = -1) -> list[str]:
     return text.split(separator, count - 1) if count > 0 else text.split(separator)
 
 
-def _join(items: list, separator: str = "") -> str:
+def _join(items: list[Any], separator: str = "") -> str:
     if not all(isinstance(i, str) for i in items):
         raise TypeError("no such overload: join")
     return separator.join(items)
@@ -485,10 +493,10 @@ def _reverse(value: Any) -> Any:
     return list(reversed(value))
 
 
-def _flatten(items: list, depth: int = 1) -> list:
+def _flatten(items: list[Any], depth: int = 1) -> list[Any]:
     if depth < 0:
         raise ValueError("level must be non-negative")
-    out: list = []
+    out: list[Any] = []
     for item in items:
         if isinstance(item, list) and depth > 0:
             out.extend(_flatten(item, depth - 1))
@@ -497,21 +505,21 @@ def _flatten(items: list, depth: int = 1) -> list:
     return out
 
 
-def _distinct(items: list) -> list:
-    out: list = []
+def _distinct(items: list[Any]) -> list[Any]:
+    out: list[Any] = []
     for item in items:
         if item not in out:
             out.append(item)
     return out
 
 
-def _slice(items: list, start: int, end: int) -> list:
+def _slice(items: list[Any], start: int, end: int) -> list[Any]:
     if start < 0 or end < start or end > len(items):
         raise ValueError(f"cannot slice({start}, {end}), list is length {len(items)}")
     return items[start:end]
 
 
-def _sort(items: list) -> list:
+def _sort(items: list[Any]) -> list[Any]:
     return sorted(items)
 
 
@@ -521,7 +529,7 @@ def _range(library: Any, n: int) -> list[int]:
     return list(range(n))
 
 
-def _format_string(text: str, args: list) -> str:
+def _format_string(text: str, args: list[Any]) -> str:
     """cel-go's string.format (`%s`, `%d`, `%f`, `%.Nf`, `%e`, `%b`, `%o`, `%x`, `%X`, `%%`)."""
     out: list[str] = []
     position = 0
@@ -549,8 +557,12 @@ def _format_string(text: str, args: list) -> str:
             out.append(format(int(value), "b"))
         elif verb == "o":
             out.append(format(int(value), "o"))
+        elif isinstance(value, str):
+            out.append(value.encode().hex())
+        elif isinstance(value, bytes):
+            out.append(value.hex())
         else:
-            out.append(value.encode().hex() if isinstance(value, (str, bytes)) else format(int(value), verb))
+            out.append(format(int(value), verb))
     out.append(text[last:])
     return "".join(out)
 
@@ -573,8 +585,8 @@ def _to_string(value: Any) -> str:
     return str(value)
 
 
-def _sets(name: str, test: Callable[[list, list], bool]) -> Callable[..., bool]:
-    def function(library: Any, a: list, b: list) -> bool:
+def _sets(name: str, test: Callable[[list[Any], list[Any]], bool]) -> Callable[..., bool]:
+    def function(library: Any, a: list[Any], b: list[Any]) -> bool:
         if _namespace(library) != "sets":
             raise TypeError(f"no such overload: {name}")
         return test(a, b)
@@ -602,17 +614,17 @@ def _find_all(text: Any, pattern: Any, limit: int = -1) -> list[str]:
     return regexp.find_all(_regex_text(text, "findAll"), _regex_text(pattern, "findAll"), limit)
 
 
-def _is_sorted(items: list) -> bool:
+def _is_sorted(items: list[Any]) -> bool:
     return all(items[i] <= items[i + 1] for i in range(len(items) - 1))
 
 
-def _min(items: list) -> Any:
+def _min(items: list[Any]) -> Any:
     if not items:
         raise ValueError("min called on empty list")
     return min(items)
 
 
-def _max(items: list) -> Any:
+def _max(items: list[Any]) -> Any:
     if not items:
         raise ValueError("max called on empty list")
     return max(items)
@@ -622,7 +634,8 @@ def _string_method(value: Any) -> str:
     """`x.string()` of the library's types (their canonical form)."""
     if _kind(value) not in ("ip", "cidr"):
         raise TypeError("no such overload: string")
-    return value["v"]
+    text: str = value["v"]
+    return text
 
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {

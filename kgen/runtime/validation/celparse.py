@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -519,7 +520,7 @@ def _vars(args: list[Expr]) -> tuple[str, str, Expr]:
     return _variable(args[0]), "", args[1]
 
 
-_MACROS = {
+_MACROS: dict[tuple[str, int], Callable[[_Parser, Expr, list[Expr]], Expr]] = {
     ("all", 2): _all, ("all", 3): _all,
     ("exists", 2): _exists, ("exists", 3): _exists,
     ("exists_one", 2): _exists_one, ("exists_one", 3): _exists_one, ("existsOne", 3): _exists_one,
@@ -540,7 +541,7 @@ def parse(text: str) -> Expr:
     return _Parser(text).parse()
 
 
-def walk(expr: Expr):
+def walk(expr: Expr) -> Iterator[Expr]:
     """Every node of a tree, parents first."""
     stack = [expr]
     while stack:

@@ -11,7 +11,7 @@ overload of `+`, `==` or `[]` a call is, whether a select costs).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeAlias
 
 from kgen.runtime.validation import celparse
 from kgen.runtime.validation.celparse import (
@@ -160,7 +160,9 @@ class SchemaDecl(Decl):
         self._type: CelType | None = None
 
     @classmethod
-    def of(cls, schema: Mapping[str, Any], resource_root: bool = False, memo: dict | None = None) -> SchemaDecl | None:
+    def of(
+        cls, schema: Mapping[str, Any], resource_root: bool = False, memo: SchemaMemo | None = None
+    ) -> SchemaDecl | None:
         """The declaration of a schema node (`resource_root` for a CRD's root and embedded
         resources); `memo` shares the declarations of nodes met before (by identity)."""
         return _schema_decl(schema, resource_root, memo if memo is not None else {})
@@ -187,7 +189,12 @@ class SchemaDecl(Decl):
         return _STRING_KEY if self.kind == "map" else None
 
 
-def _schema_decl(s: Mapping[str, Any], resource_root: bool, memo: dict) -> SchemaDecl | None:
+#: Declarations of the schema nodes met before, by (id of the node, resource root); each
+#: with its node, so that the id is not reused while the memo lives.
+SchemaMemo: TypeAlias = "dict[tuple[int, bool], tuple[Mapping[str, Any], SchemaDecl | None]]"
+
+
+def _schema_decl(s: Mapping[str, Any], resource_root: bool, memo: SchemaMemo) -> SchemaDecl | None:
     key = (id(s), resource_root)
     if key in memo:
         return memo[key][1]
@@ -196,7 +203,7 @@ def _schema_decl(s: Mapping[str, Any], resource_root: bool, memo: dict) -> Schem
     return decl
 
 
-def _new_schema_decl(s: Mapping[str, Any], resource_root: bool, memo: dict) -> SchemaDecl | None:
+def _new_schema_decl(s: Mapping[str, Any], resource_root: bool, memo: SchemaMemo) -> SchemaDecl | None:
     max_request = MAX_REQUEST_SIZE_BYTES
     if s.get("x-kubernetes-int-or-string") is True:
         bound = _max_length(s) if "maxLength" in s else max_request - 2
@@ -319,7 +326,9 @@ class ValueDecl(Decl):
 
     __slots__ = ("values", "where", "trace", "_fields", "_elem", "_key", "_type", "_kind_of", "_max")
 
-    def __init__(self, values: list[Any], where: tuple = (), trace: list | None = None):
+    def __init__(
+        self, values: list[Any], where: tuple[Any, ...] = (), trace: list[tuple[tuple[Any, ...], Any]] | None = None
+    ):
         self.values = values
         self.where = where
         self.trace = trace
@@ -387,7 +396,7 @@ class ValueDecl(Decl):
             return self.max_elements
         return self.field(question[1]) is not None
 
-    def at(self, where: tuple) -> ValueDecl | None:
+    def at(self, where: tuple[Any, ...]) -> ValueDecl | None:
         """The declaration at a place below this one (`where` as recorded)."""
         current: ValueDecl | None = self
         for step in where:
@@ -566,8 +575,8 @@ class _Typer:
         if name == "reverse":
             return STRING
         if name == "flatten":
-            inner = first.elem if first.kind == "list" else None
-            return _list(inner.elem or DYN) if inner is not None and inner.kind == "list" else _list(DYN)
+            nested = first.elem if first.kind == "list" else None
+            return _list(nested.elem or DYN) if nested is not None and nested.kind == "list" else _list(DYN)
         if name in ("optional.of", "optional.ofNonZeroValue"):
             return optional_of(args[0] if args else DYN)
         if name in ("value", "orValue") and first.kind == "optional":

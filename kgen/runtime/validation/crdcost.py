@@ -25,7 +25,7 @@ from kgen.runtime.validation.celcost import (
     cost_error,
     estimate,
 )
-from kgen.runtime.validation.celtypes import MAX_REQUEST_SIZE_BYTES, SchemaDecl
+from kgen.runtime.validation.celtypes import MAX_REQUEST_SIZE_BYTES, SchemaDecl, SchemaMemo
 
 Step = tuple[str, ...]
 """One step down a schema: ("properties", name), ("items",) or ("additionalProperties",)."""
@@ -94,7 +94,7 @@ def rule_costs(schema: Mapping[str, Any], path: str = "openAPIV3Schema") -> list
     as the API server computes them (rules it cannot read are left out: kgen reports
     those as not compiling)."""
     costs: list[RuleCost] = []
-    memo: dict = {}
+    memo: SchemaMemo = {}
     for node, where, steps, cardinality, root in _nodes(schema, path, (), 1, True):
         rules = node.get("x-kubernetes-validations")
         if not rules or not isinstance(rules, list):

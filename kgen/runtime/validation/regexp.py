@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import re2
+import re2  # type: ignore[import-untyped, unused-ignore]  # google-re2 ships no type information
 
 __all__ = ["Pattern", "RegexpError", "compile_re2", "find", "find_all", "matches", "syntax_problem"]
 
@@ -91,7 +91,8 @@ _NO_MATCH = (-1, -1)
 
 
 def _search(regexp: Any, data: bytes, start: int = 0) -> tuple[int, int]:
-    return regexp.Match(_UNANCHORED, data, start, len(data))[0]
+    span: tuple[int, int] = regexp.Match(_UNANCHORED, data, start, len(data))[0]
+    return span
 
 
 def matches(text: str, expression: str) -> bool:

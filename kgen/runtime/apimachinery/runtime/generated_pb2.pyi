@@ -3,7 +3,12 @@
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Mapping as _Mapping
-from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+from typing import (
+    Any as _Any,
+    ClassVar as _ClassVar,
+    Optional as _Optional,
+    Union as _Union,
+)
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
@@ -37,7 +42,7 @@ class Unknown(_message.Message):
 
     def __init__(
         self,
-        typeMeta: _Optional[_Union[TypeMeta, _Mapping]] = ...,
+        typeMeta: _Optional[_Union[TypeMeta, _Mapping[str, _Any]]] = ...,
         raw: _Optional[bytes] = ...,
         contentEncoding: _Optional[str] = ...,
         contentType: _Optional[str] = ...,

@@ -20,7 +20,9 @@ __all__ = [
 class TypeMeta(_Model):
     """TypeMeta is shared by all top level objects in the runtime envelope."""
 
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     kind: str = ""
 
     def to_dict(self) -> dict[str, _Any]:
@@ -40,11 +42,19 @@ class Unknown(_Model):
     """Unknown allows api objects with unknown types to be passed-through.
     It is the envelope of the Kubernetes protobuf encoding."""
 
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     kind: str = ""
-    content_encoding: str = _Field("", alias="ContentEncoding")
+    content_encoding: str = _Field(
+        default="",
+        validation_alias="ContentEncoding",
+        serialization_alias="ContentEncoding",
+    )
     """ContentEncoding is encoding used to encode 'Raw' data."""
-    content_type: str = _Field("", alias="ContentType")
+    content_type: str = _Field(
+        default="", validation_alias="ContentType", serialization_alias="ContentType"
+    )
     """ContentType is serialization method used to serialize 'Raw'."""
 
     def to_dict(self) -> dict[str, _Any]:

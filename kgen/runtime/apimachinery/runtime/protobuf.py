@@ -4,9 +4,11 @@
 
 from __future__ import annotations
 
-from . import generated_pb2 as _generated_pb2
+from typing import Any as _Any
+
 from kgen.runtime.model import construct as _construct
 from kgen.runtime.protobuf import register as _register
+from . import generated_pb2 as _generated_pb2
 
 from .models import (
     TypeMeta,
@@ -29,7 +31,7 @@ def to_proto_TypeMeta(
 
 def from_proto_TypeMeta(msg: _generated_pb2.TypeMeta) -> TypeMeta:
     """The TypeMeta a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["api_version"] = msg.apiVersion
     values["kind"] = msg.kind
     return _construct(TypeMeta, values, {"api_version", "kind"})
@@ -54,7 +56,7 @@ def to_proto_Unknown(
 
 def from_proto_Unknown(msg: _generated_pb2.Unknown) -> Unknown:
     """The Unknown a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     sub1 = msg.typeMeta
     values["api_version"] = sub1.apiVersion
     values["kind"] = sub1.kind

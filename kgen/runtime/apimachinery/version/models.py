@@ -23,19 +23,45 @@ class Info(_Model):
     """major version of the binary."""
     minor: str = ""
     """minor version of the binary."""
-    emulation_major: str = _Field("", alias="emulationMajor")
+    emulation_major: str = _Field(
+        default="",
+        validation_alias="emulationMajor",
+        serialization_alias="emulationMajor",
+    )
     """emulationMajor is the major version the binary emulates."""
-    emulation_minor: str = _Field("", alias="emulationMinor")
+    emulation_minor: str = _Field(
+        default="",
+        validation_alias="emulationMinor",
+        serialization_alias="emulationMinor",
+    )
     """emulationMinor is the minor version the binary emulates."""
-    min_compatibility_major: str = _Field("", alias="minCompatibilityMajor")
+    min_compatibility_major: str = _Field(
+        default="",
+        validation_alias="minCompatibilityMajor",
+        serialization_alias="minCompatibilityMajor",
+    )
     """minCompatibilityMajor is the major version of the oldest version it stays compatible with."""
-    min_compatibility_minor: str = _Field("", alias="minCompatibilityMinor")
+    min_compatibility_minor: str = _Field(
+        default="",
+        validation_alias="minCompatibilityMinor",
+        serialization_alias="minCompatibilityMinor",
+    )
     """minCompatibilityMinor is the minor version of the oldest version it stays compatible with."""
-    git_version: str = _Field("", alias="gitVersion")
-    git_commit: str = _Field("", alias="gitCommit")
-    git_tree_state: str = _Field("", alias="gitTreeState")
-    build_date: str = _Field("", alias="buildDate")
-    go_version: str = _Field("", alias="goVersion")
+    git_version: str = _Field(
+        default="", validation_alias="gitVersion", serialization_alias="gitVersion"
+    )
+    git_commit: str = _Field(
+        default="", validation_alias="gitCommit", serialization_alias="gitCommit"
+    )
+    git_tree_state: str = _Field(
+        default="", validation_alias="gitTreeState", serialization_alias="gitTreeState"
+    )
+    build_date: str = _Field(
+        default="", validation_alias="buildDate", serialization_alias="buildDate"
+    )
+    go_version: str = _Field(
+        default="", validation_alias="goVersion", serialization_alias="goVersion"
+    )
     compiler: str = ""
     platform: str = ""
 

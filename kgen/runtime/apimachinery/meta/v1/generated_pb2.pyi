@@ -5,7 +5,12 @@ from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
-from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+from typing import (
+    Any as _Any,
+    ClassVar as _ClassVar,
+    Optional as _Optional,
+    Union as _Union,
+)
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
@@ -26,11 +31,13 @@ class APIGroup(_message.Message):
         self,
         name: _Optional[str] = ...,
         versions: _Optional[
-            _Iterable[_Union[GroupVersionForDiscovery, _Mapping]]
+            _Iterable[_Union[GroupVersionForDiscovery, _Mapping[str, _Any]]]
         ] = ...,
-        preferredVersion: _Optional[_Union[GroupVersionForDiscovery, _Mapping]] = ...,
+        preferredVersion: _Optional[
+            _Union[GroupVersionForDiscovery, _Mapping[str, _Any]]
+        ] = ...,
         serverAddressByClientCIDRs: _Optional[
-            _Iterable[_Union[ServerAddressByClientCIDR, _Mapping]]
+            _Iterable[_Union[ServerAddressByClientCIDR, _Mapping[str, _Any]]]
         ] = ...,
     ) -> None: ...
 
@@ -40,7 +47,7 @@ class APIGroupList(_message.Message):
     groups: _containers.RepeatedCompositeFieldContainer[APIGroup]
 
     def __init__(
-        self, groups: _Optional[_Iterable[_Union[APIGroup, _Mapping]]] = ...
+        self, groups: _Optional[_Iterable[_Union[APIGroup, _Mapping[str, _Any]]]] = ...
     ) -> None: ...
 
 class APIResource(_message.Message):
@@ -85,7 +92,7 @@ class APIResource(_message.Message):
         group: _Optional[str] = ...,
         version: _Optional[str] = ...,
         kind: _Optional[str] = ...,
-        verbs: _Optional[_Union[Verbs, _Mapping]] = ...,
+        verbs: _Optional[_Union[Verbs, _Mapping[str, _Any]]] = ...,
         shortNames: _Optional[_Iterable[str]] = ...,
         categories: _Optional[_Iterable[str]] = ...,
         storageVersionHash: _Optional[str] = ...,
@@ -101,7 +108,7 @@ class APIResourceList(_message.Message):
     def __init__(
         self,
         groupVersion: _Optional[str] = ...,
-        resources: _Optional[_Iterable[_Union[APIResource, _Mapping]]] = ...,
+        resources: _Optional[_Iterable[_Union[APIResource, _Mapping[str, _Any]]]] = ...,
     ) -> None: ...
 
 class APIVersions(_message.Message):
@@ -117,7 +124,7 @@ class APIVersions(_message.Message):
         self,
         versions: _Optional[_Iterable[str]] = ...,
         serverAddressByClientCIDRs: _Optional[
-            _Iterable[_Union[ServerAddressByClientCIDR, _Mapping]]
+            _Iterable[_Union[ServerAddressByClientCIDR, _Mapping[str, _Any]]]
         ] = ...,
     ) -> None: ...
 
@@ -164,7 +171,7 @@ class Condition(_message.Message):
         type: _Optional[str] = ...,
         status: _Optional[str] = ...,
         observedGeneration: _Optional[int] = ...,
-        lastTransitionTime: _Optional[_Union[Time, _Mapping]] = ...,
+        lastTransitionTime: _Optional[_Union[Time, _Mapping[str, _Any]]] = ...,
         reason: _Optional[str] = ...,
         message: _Optional[str] = ...,
     ) -> None: ...
@@ -210,7 +217,7 @@ class DeleteOptions(_message.Message):
     def __init__(
         self,
         gracePeriodSeconds: _Optional[int] = ...,
-        preconditions: _Optional[_Union[Preconditions, _Mapping]] = ...,
+        preconditions: _Optional[_Union[Preconditions, _Mapping[str, _Any]]] = ...,
         orphanDependents: _Optional[bool] = ...,
         propagationPolicy: _Optional[str] = ...,
         dryRun: _Optional[_Iterable[str]] = ...,
@@ -350,7 +357,7 @@ class LabelSelector(_message.Message):
         self,
         matchLabels: _Optional[_Mapping[str, str]] = ...,
         matchExpressions: _Optional[
-            _Iterable[_Union[LabelSelectorRequirement, _Mapping]]
+            _Iterable[_Union[LabelSelectorRequirement, _Mapping[str, _Any]]]
         ] = ...,
     ) -> None: ...
 
@@ -379,9 +386,9 @@ class List(_message.Message):
 
     def __init__(
         self,
-        metadata: _Optional[_Union[ListMeta, _Mapping]] = ...,
+        metadata: _Optional[_Union[ListMeta, _Mapping[str, _Any]]] = ...,
         items: _Optional[
-            _Iterable[_Union[_generated_pb2.RawExtension, _Mapping]]
+            _Iterable[_Union[_generated_pb2.RawExtension, _Mapping[str, _Any]]]
         ] = ...,
     ) -> None: ...
 
@@ -402,8 +409,8 @@ class ListMeta(_message.Message):
         selfLink: _Optional[str] = ...,
         resourceVersion: _Optional[str] = ...,
         remainingItemCount: _Optional[int] = ...,
-        shardInfo: _Optional[_Union[ShardInfo, _Mapping]] = ...,
-        **kwargs,
+        shardInfo: _Optional[_Union[ShardInfo, _Mapping[str, _Any]]] = ...,
+        **kwargs: _Any,
     ) -> None: ...
 
 class ListOptions(_message.Message):
@@ -453,7 +460,7 @@ class ListOptions(_message.Message):
         limit: _Optional[int] = ...,
         sendInitialEvents: _Optional[bool] = ...,
         shardSelector: _Optional[str] = ...,
-        **kwargs,
+        **kwargs: _Any,
     ) -> None: ...
 
 class ManagedFieldsEntry(_message.Message):
@@ -486,9 +493,9 @@ class ManagedFieldsEntry(_message.Message):
         manager: _Optional[str] = ...,
         operation: _Optional[str] = ...,
         apiVersion: _Optional[str] = ...,
-        time: _Optional[_Union[Time, _Mapping]] = ...,
+        time: _Optional[_Union[Time, _Mapping[str, _Any]]] = ...,
         fieldsType: _Optional[str] = ...,
-        fieldsV1: _Optional[_Union[FieldsV1, _Mapping]] = ...,
+        fieldsV1: _Optional[_Union[FieldsV1, _Mapping[str, _Any]]] = ...,
         subresource: _Optional[str] = ...,
     ) -> None: ...
 
@@ -581,14 +588,18 @@ class ObjectMeta(_message.Message):
         uid: _Optional[str] = ...,
         resourceVersion: _Optional[str] = ...,
         generation: _Optional[int] = ...,
-        creationTimestamp: _Optional[_Union[Time, _Mapping]] = ...,
-        deletionTimestamp: _Optional[_Union[Time, _Mapping]] = ...,
+        creationTimestamp: _Optional[_Union[Time, _Mapping[str, _Any]]] = ...,
+        deletionTimestamp: _Optional[_Union[Time, _Mapping[str, _Any]]] = ...,
         deletionGracePeriodSeconds: _Optional[int] = ...,
         labels: _Optional[_Mapping[str, str]] = ...,
         annotations: _Optional[_Mapping[str, str]] = ...,
-        ownerReferences: _Optional[_Iterable[_Union[OwnerReference, _Mapping]]] = ...,
+        ownerReferences: _Optional[
+            _Iterable[_Union[OwnerReference, _Mapping[str, _Any]]]
+        ] = ...,
         finalizers: _Optional[_Iterable[str]] = ...,
-        managedFields: _Optional[_Iterable[_Union[ManagedFieldsEntry, _Mapping]]] = ...,
+        managedFields: _Optional[
+            _Iterable[_Union[ManagedFieldsEntry, _Mapping[str, _Any]]]
+        ] = ...,
     ) -> None: ...
 
 class OwnerReference(_message.Message):
@@ -629,7 +640,7 @@ class PartialObjectMetadata(_message.Message):
     metadata: ObjectMeta
 
     def __init__(
-        self, metadata: _Optional[_Union[ObjectMeta, _Mapping]] = ...
+        self, metadata: _Optional[_Union[ObjectMeta, _Mapping[str, _Any]]] = ...
     ) -> None: ...
 
 class PartialObjectMetadataList(_message.Message):
@@ -641,8 +652,10 @@ class PartialObjectMetadataList(_message.Message):
 
     def __init__(
         self,
-        metadata: _Optional[_Union[ListMeta, _Mapping]] = ...,
-        items: _Optional[_Iterable[_Union[PartialObjectMetadata, _Mapping]]] = ...,
+        metadata: _Optional[_Union[ListMeta, _Mapping[str, _Any]]] = ...,
+        items: _Optional[
+            _Iterable[_Union[PartialObjectMetadata, _Mapping[str, _Any]]]
+        ] = ...,
     ) -> None: ...
 
 class Patch(_message.Message):
@@ -719,11 +732,11 @@ class Status(_message.Message):
 
     def __init__(
         self,
-        metadata: _Optional[_Union[ListMeta, _Mapping]] = ...,
+        metadata: _Optional[_Union[ListMeta, _Mapping[str, _Any]]] = ...,
         status: _Optional[str] = ...,
         message: _Optional[str] = ...,
         reason: _Optional[str] = ...,
-        details: _Optional[_Union[StatusDetails, _Mapping]] = ...,
+        details: _Optional[_Union[StatusDetails, _Mapping[str, _Any]]] = ...,
         code: _Optional[int] = ...,
     ) -> None: ...
 
@@ -764,7 +777,7 @@ class StatusDetails(_message.Message):
         group: _Optional[str] = ...,
         kind: _Optional[str] = ...,
         uid: _Optional[str] = ...,
-        causes: _Optional[_Iterable[_Union[StatusCause, _Mapping]]] = ...,
+        causes: _Optional[_Iterable[_Union[StatusCause, _Mapping[str, _Any]]]] = ...,
         retryAfterSeconds: _Optional[int] = ...,
     ) -> None: ...
 
@@ -839,5 +852,7 @@ class WatchEvent(_message.Message):
     def __init__(
         self,
         type: _Optional[str] = ...,
-        object: _Optional[_Union[_generated_pb2.RawExtension, _Mapping]] = ...,
+        object: _Optional[
+            _Union[_generated_pb2.RawExtension, _Mapping[str, _Any]]
+        ] = ...,
     ) -> None: ...

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from typing import Annotated as _Annotated
 from typing import Any as _Any
 
 from pydantic import Field as _Field
@@ -95,14 +96,18 @@ class APIVersions(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""
     versions: list[str] | None = None
     """versions are the API versions served."""
     server_address_by_client_cidrs: list[ServerAddressByClientCIDR] | None = _Field(
-        None, alias="serverAddressByClientCIDRs"
+        default=None,
+        validation_alias="serverAddressByClientCIDRs",
+        serialization_alias="serverAddressByClientCIDRs",
     )
     """serverAddressByClientCIDRs maps client networks to the server address that
     serves them best; a client picks the longest CIDR that matches its address."""
@@ -134,7 +139,9 @@ class APIGroupList(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""
@@ -159,7 +166,9 @@ class APIGroupList(_Model):
 class GroupVersionForDiscovery(_Model):
     """GroupVersionForDiscovery is one version of a group, as "group/version" and "version"."""
 
-    group_version: str = _Field("", alias="groupVersion")
+    group_version: str = _Field(
+        default="", validation_alias="groupVersion", serialization_alias="groupVersion"
+    )
     """groupVersion is "group/version" ("v1" for the core group)."""
     version: str = ""
     """version alone, so clients need not split groupVersion."""
@@ -183,7 +192,9 @@ class APIGroup(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""
@@ -192,11 +203,15 @@ class APIGroup(_Model):
     versions: list[GroupVersionForDiscovery] | None = None
     """versions the group serves."""
     preferred_version: GroupVersionForDiscovery = _Field(
-        default_factory=GroupVersionForDiscovery, alias="preferredVersion"
+        default_factory=GroupVersionForDiscovery,
+        validation_alias="preferredVersion",
+        serialization_alias="preferredVersion",
     )
     """preferredVersion is the version the server prefers, usually the storage version."""
     server_address_by_client_cidrs: list[ServerAddressByClientCIDR] | None = _Field(
-        None, alias="serverAddressByClientCIDRs"
+        default=None,
+        validation_alias="serverAddressByClientCIDRs",
+        serialization_alias="serverAddressByClientCIDRs",
     )
     """serverAddressByClientCIDRs maps client networks to the server address that
     serves them best; a client picks the longest CIDR that matches its address."""
@@ -228,9 +243,15 @@ class APIGroup(_Model):
 class ServerAddressByClientCIDR(_Model):
     """ServerAddressByClientCIDR is the server address for clients of one network."""
 
-    client_cidr: str = _Field("", alias="clientCIDR")
+    client_cidr: str = _Field(
+        default="", validation_alias="clientCIDR", serialization_alias="clientCIDR"
+    )
     """clientCIDR is the network a client's address must fall in."""
-    server_address: str = _Field("", alias="serverAddress")
+    server_address: str = _Field(
+        default="",
+        validation_alias="serverAddress",
+        serialization_alias="serverAddress",
+    )
     """serverAddress is a hostname or IP, with an optional port, for those clients."""
 
     def to_dict(self) -> dict[str, _Any]:
@@ -253,7 +274,9 @@ class APIResource(_Model):
 
     name: str = ""
     """name is the resource's plural name."""
-    singular_name: str = _Field("", alias="singularName")
+    singular_name: str = _Field(
+        default="", validation_alias="singularName", serialization_alias="singularName"
+    )
     """singularName is the resource's singular name."""
     namespaced: bool = False
     """namespaced tells whether objects of the resource live in namespaces."""
@@ -265,11 +288,17 @@ class APIResource(_Model):
     """kind of the resource's objects."""
     verbs: Verbs | None = None
     """verbs the resource supports (get, list, watch, create, update, patch, delete, ...)."""
-    short_names: list[str] | None = _Field(None, alias="shortNames")
+    short_names: list[str] | None = _Field(
+        default=None, validation_alias="shortNames", serialization_alias="shortNames"
+    )
     """shortNames clients may use for the resource."""
     categories: list[str] | None = None
     """categories the resource belongs to (such as "all")."""
-    storage_version_hash: str = _Field("", alias="storageVersionHash")
+    storage_version_hash: str = _Field(
+        default="",
+        validation_alias="storageVersionHash",
+        serialization_alias="storageVersionHash",
+    )
     """storageVersionHash is an opaque hash of the version objects are stored in; only
     comparing two hashes means anything. Set only with the StorageVersionHash gate."""
 
@@ -313,11 +342,15 @@ class APIResourceList(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""
-    group_version: str = _Field("", alias="groupVersion")
+    group_version: str = _Field(
+        default="", validation_alias="groupVersion", serialization_alias="groupVersion"
+    )
     """groupVersion the resources belong to."""
     resources: list[APIResource] | None = None
     """resources of that group version."""
@@ -466,40 +499,74 @@ class ListOptions(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""
-    label_selector: str = _Field("", alias="labelSelector")
+    label_selector: str = _Field(
+        default="",
+        validation_alias="labelSelector",
+        serialization_alias="labelSelector",
+    )
     """labelSelector keeps only the objects whose labels match it; empty selects everything."""
-    field_selector: str = _Field("", alias="fieldSelector")
+    field_selector: str = _Field(
+        default="",
+        validation_alias="fieldSelector",
+        serialization_alias="fieldSelector",
+    )
     """fieldSelector keeps only the objects whose fields match it; empty selects everything."""
     watch: bool = False
     """watch turns the call into a stream of added, modified and deleted events."""
-    allow_watch_bookmarks: bool = _Field(False, alias="allowWatchBookmarks")
+    allow_watch_bookmarks: bool = _Field(
+        default=False,
+        validation_alias="allowWatchBookmarks",
+        serialization_alias="allowWatchBookmarks",
+    )
     """allowWatchBookmarks asks a watch for BOOKMARK events; the server may send them
     at any interval, or not at all. Ignored unless watch is set."""
-    resource_version: str = _Field("", alias="resourceVersion")
+    resource_version: str = _Field(
+        default="",
+        validation_alias="resourceVersion",
+        serialization_alias="resourceVersion",
+    )
     """resourceVersion bounds which resource versions the call may be served from, as
     resourceVersionMatch says. Unset by default."""
-    resource_version_match: ResourceVersionMatch = _Field(
-        "", alias="resourceVersionMatch"
+    resource_version_match: _Annotated[str, ResourceVersionMatch] = _Field(
+        default="",
+        validation_alias="resourceVersionMatch",
+        serialization_alias="resourceVersionMatch",
     )
     """resourceVersionMatch says how resourceVersion applies to a list call. Unset by default."""
-    timeout_seconds: _Int64 | None = _Field(None, alias="timeoutSeconds")
+    timeout_seconds: _Int64 | None = _Field(
+        default=None,
+        validation_alias="timeoutSeconds",
+        serialization_alias="timeoutSeconds",
+    )
     """timeoutSeconds ends the call after this many seconds, busy or idle."""
     limit: _Int64 = 0
     """limit is the most items one list response may hold; when more remain, the list
     metadata's continue token fetches the next page from the same snapshot. Not
     supported with watch."""
-    continue_: str = _Field("", alias="continue")
+    continue_: str = _Field(
+        default="", validation_alias="continue", serialization_alias="continue"
+    )
     """continue is the token of a previous paged response, asking for its next page.
     Not supported with watch."""
-    send_initial_events: bool | None = _Field(None, alias="sendInitialEvents")
+    send_initial_events: bool | None = _Field(
+        default=None,
+        validation_alias="sendInitialEvents",
+        serialization_alias="sendInitialEvents",
+    )
     """sendInitialEvents starts a watch with synthetic events for the objects that
     already exist, then a bookmark annotated "k8s.io/initial-events-end"; it needs
     resourceVersionMatch=NotOlderThan."""
-    shard_selector: str = _Field("", alias="shardSelector")
+    shard_selector: str = _Field(
+        default="",
+        validation_alias="shardSelector",
+        serialization_alias="shardSelector",
+    )
     """shardSelector keeps only the objects of one hash shard: a CEL expression of
     shardRange(object.metadata.uid|namespace, 'start', 'end') calls joined by ||.
     Alpha: needs the ShardedListAndWatch feature gate."""
@@ -558,11 +625,17 @@ class GetOptions(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""
-    resource_version: str = _Field("", alias="resourceVersion")
+    resource_version: str = _Field(
+        default="",
+        validation_alias="resourceVersion",
+        serialization_alias="resourceVersion",
+    )
     """resourceVersion bounds which resource version the object may be served from.
     Unset by default."""
 
@@ -603,28 +676,44 @@ class DeleteOptions(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""
-    grace_period_seconds: _Int64 | None = _Field(None, alias="gracePeriodSeconds")
+    grace_period_seconds: _Int64 | None = _Field(
+        default=None,
+        validation_alias="gracePeriodSeconds",
+        serialization_alias="gracePeriodSeconds",
+    )
     """gracePeriodSeconds is how long the object may take to go away (0: at once);
     nil uses the kind's default."""
     preconditions: Preconditions | None = None
     """preconditions must hold for the delete to happen, else it fails with 409 Conflict."""
-    orphan_dependents: bool | None = _Field(None, alias="orphanDependents")
+    orphan_dependents: bool | None = _Field(
+        default=None,
+        validation_alias="orphanDependents",
+        serialization_alias="orphanDependents",
+    )
     """Deprecated: use propagationPolicy. orphanDependents adds (true) or removes (false)
     the "orphan" finalizer; it may not be set together with propagationPolicy."""
-    propagation_policy: DeletionPropagation | None = _Field(
-        None, alias="propagationPolicy"
+    propagation_policy: _Annotated[str, DeletionPropagation] | None = _Field(
+        default=None,
+        validation_alias="propagationPolicy",
+        serialization_alias="propagationPolicy",
     )
     """propagationPolicy says what happens to the dependents: Orphan, Background or
     Foreground. Unset, the finalizers and the kind's default decide."""
-    dry_run: list[str] | None = _Field(None, alias="dryRun")
+    dry_run: list[str] | None = _Field(
+        default=None, validation_alias="dryRun", serialization_alias="dryRun"
+    )
     """dryRun ("All") runs every stage of the request without persisting it; an
     unknown value fails the request."""
     ignore_store_read_error_with_cluster_breaking_potential: bool | None = _Field(
-        None, alias="ignoreStoreReadErrorWithClusterBreakingPotential"
+        default=None,
+        validation_alias="ignoreStoreReadErrorWithClusterBreakingPotential",
+        serialization_alias="ignoreStoreReadErrorWithClusterBreakingPotential",
     )
     """ignoreStoreReadErrorWithClusterBreakingPotential deletes an object the store
     cannot read or decode, skipping finalizers and preconditions. Dangerous; false
@@ -669,16 +758,26 @@ class CreateOptions(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""
-    dry_run: list[str] | None = _Field(None, alias="dryRun")
+    dry_run: list[str] | None = _Field(
+        default=None, validation_alias="dryRun", serialization_alias="dryRun"
+    )
     """dryRun ("All") runs every stage of the request without persisting it; an
     unknown value fails the request."""
-    field_manager: str = _Field("", alias="fieldManager")
+    field_manager: str = _Field(
+        default="", validation_alias="fieldManager", serialization_alias="fieldManager"
+    )
     """fieldManager names the actor making the change: at most 128 printable characters."""
-    field_validation: str = _Field("", alias="fieldValidation")
+    field_validation: str = _Field(
+        default="",
+        validation_alias="fieldValidation",
+        serialization_alias="fieldValidation",
+    )
     """fieldValidation says what to do with unknown or duplicate fields in the body:
     Ignore (drop them), Warn (drop them with a warning header each; the default) or
     Strict (fail with BadRequest listing them all)."""
@@ -713,19 +812,29 @@ class PatchOptions(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""
-    dry_run: list[str] | None = _Field(None, alias="dryRun")
+    dry_run: list[str] | None = _Field(
+        default=None, validation_alias="dryRun", serialization_alias="dryRun"
+    )
     """dryRun ("All") runs every stage of the request without persisting it; an
     unknown value fails the request."""
     force: bool | None = None
     """force makes an apply take over fields other managers own; only for apply patches."""
-    field_manager: str = _Field("", alias="fieldManager")
+    field_manager: str = _Field(
+        default="", validation_alias="fieldManager", serialization_alias="fieldManager"
+    )
     """fieldManager names the actor making the change: at most 128 printable characters;
     required for apply patches."""
-    field_validation: str = _Field("", alias="fieldValidation")
+    field_validation: str = _Field(
+        default="",
+        validation_alias="fieldValidation",
+        serialization_alias="fieldValidation",
+    )
     """fieldValidation says what to do with unknown or duplicate fields in the body:
     Ignore, Warn (the default) or Strict."""
 
@@ -763,16 +872,22 @@ class ApplyOptions(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""
-    dry_run: list[str] | None = _Field(None, alias="dryRun")
+    dry_run: list[str] | None = _Field(
+        default=None, validation_alias="dryRun", serialization_alias="dryRun"
+    )
     """dryRun ("All") runs every stage of the request without persisting it; an
     unknown value fails the request."""
     force: bool = False
     """force makes the apply take over fields other managers own."""
-    field_manager: str = _Field("", alias="fieldManager")
+    field_manager: str = _Field(
+        default="", validation_alias="fieldManager", serialization_alias="fieldManager"
+    )
     """fieldManager names the actor making the change: at most 128 printable characters."""
 
     def to_dict(self) -> dict[str, _Any]:
@@ -803,16 +918,26 @@ class UpdateOptions(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""
-    dry_run: list[str] | None = _Field(None, alias="dryRun")
+    dry_run: list[str] | None = _Field(
+        default=None, validation_alias="dryRun", serialization_alias="dryRun"
+    )
     """dryRun ("All") runs every stage of the request without persisting it; an
     unknown value fails the request."""
-    field_manager: str = _Field("", alias="fieldManager")
+    field_manager: str = _Field(
+        default="", validation_alias="fieldManager", serialization_alias="fieldManager"
+    )
     """fieldManager names the actor making the change: at most 128 printable characters."""
-    field_validation: str = _Field("", alias="fieldValidation")
+    field_validation: str = _Field(
+        default="",
+        validation_alias="fieldValidation",
+        serialization_alias="fieldValidation",
+    )
     """fieldValidation says what to do with unknown or duplicate fields in the body:
     Ignore, Warn (the default) or Strict."""
 
@@ -843,7 +968,11 @@ class Preconditions(_Model):
 
     uid: _types_models.UID | None = None
     """uid the object must have."""
-    resource_version: str | None = _Field(None, alias="resourceVersion")
+    resource_version: str | None = _Field(
+        default=None,
+        validation_alias="resourceVersion",
+        serialization_alias="resourceVersion",
+    )
     """resourceVersion the object must have."""
 
     def to_dict(self) -> dict[str, _Any]:
@@ -864,10 +993,14 @@ class LabelSelector(_Model):
     matchExpressions are ANDed. An empty label selector matches all objects. A null
     label selector matches no objects."""
 
-    match_labels: dict[str, str] | None = _Field(None, alias="matchLabels")
+    match_labels: dict[str, str] | None = _Field(
+        default=None, validation_alias="matchLabels", serialization_alias="matchLabels"
+    )
     """matchLabels is a map of {key,value} pairs."""
     match_expressions: list[LabelSelectorRequirement] | None = _Field(
-        None, alias="matchExpressions"
+        default=None,
+        validation_alias="matchExpressions",
+        serialization_alias="matchExpressions",
     )
     """matchExpressions is a list of label selector requirements. The requirements are ANDed."""
 
@@ -900,7 +1033,7 @@ class LabelSelectorRequirement(_Model):
 
     key: str = ""
     """key is the label key that the selector applies to."""
-    operator: LabelSelectorOperator = ""
+    operator: _Annotated[str, LabelSelectorOperator] = ""
     """operator represents a key's relationship to a set of values.
     Valid operators are In, NotIn, Exists and DoesNotExist."""
     values: list[str] | None = None
@@ -938,7 +1071,7 @@ class FieldSelectorRequirement(_Model):
 
     key: str = ""
     """key is the field selector key the requirement is about."""
-    operator: FieldSelectorOperator = ""
+    operator: _Annotated[str, FieldSelectorOperator] = ""
     """operator relates the key to the values: In, NotIn, Exists or DoesNotExist
     (more may be added)."""
     values: list[str] | None = None
@@ -962,19 +1095,33 @@ class ListMeta(_Model):
     """ListMeta describes metadata that synthetic resources must have, including lists and
     various status objects. A resource may have only one of {ObjectMeta, ListMeta}."""
 
-    self_link: str = _Field("", alias="selfLink")
+    self_link: str = _Field(
+        default="", validation_alias="selfLink", serialization_alias="selfLink"
+    )
     """Deprecated: selfLink is a legacy read-only field that is no longer populated by the system."""
-    resource_version: str = _Field("", alias="resourceVersion")
+    resource_version: str = _Field(
+        default="",
+        validation_alias="resourceVersion",
+        serialization_alias="resourceVersion",
+    )
     """String that identifies the server's internal version of this object that
     can be used by clients to determine when objects have changed."""
-    continue_: str = _Field("", alias="continue")
+    continue_: str = _Field(
+        default="", validation_alias="continue", serialization_alias="continue"
+    )
     """continue may be set if the user set a limit on the number of items returned, and indicates that
     the server has more data available. The value is opaque and may be used to issue another request
     to the endpoint that served this list to retrieve the next set of available objects."""
-    remaining_item_count: _Int64 | None = _Field(None, alias="remainingItemCount")
+    remaining_item_count: _Int64 | None = _Field(
+        default=None,
+        validation_alias="remainingItemCount",
+        serialization_alias="remainingItemCount",
+    )
     """remainingItemCount is the number of subsequent items in the list which are not included in this
     list response."""
-    shard_info: ShardInfo | None = _Field(None, alias="shardInfo")
+    shard_info: ShardInfo | None = _Field(
+        default=None, validation_alias="shardInfo", serialization_alias="shardInfo"
+    )
     """shardInfo is present when the list holds only the shard of the collection that the
     request's shard selector chose; it repeats that selector.
     Alpha: needs the ShardedListAndWatch feature gate."""
@@ -1058,7 +1205,9 @@ class Status(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""
@@ -1069,7 +1218,7 @@ class Status(_Model):
     One of: "Success" or "Failure"."""
     message: str = ""
     """A human-readable description of the status of this operation."""
-    reason: StatusReason = ""
+    reason: _Annotated[str, StatusReason] = ""
     """A machine-readable description of why this operation is in the
     "Failure" status. If this value is empty there
     is no information available."""
@@ -1124,7 +1273,11 @@ class StatusDetails(_Model):
     causes: list[StatusCause] | None = None
     """The Causes array includes more details associated with the StatusReason
     failure. Not all StatusReasons may provide detailed causes."""
-    retry_after_seconds: _Int32 = _Field(0, alias="retryAfterSeconds")
+    retry_after_seconds: _Int32 = _Field(
+        default=0,
+        validation_alias="retryAfterSeconds",
+        serialization_alias="retryAfterSeconds",
+    )
     """If specified, the time in seconds before the operation should be retried."""
 
     def to_dict(self) -> dict[str, _Any]:
@@ -1190,7 +1343,7 @@ class StatusCause(_Model):
     """StatusCause provides more information about an api.Status failure, including
     cases when multiple errors are encountered."""
 
-    reason: CauseType = ""
+    reason: _Annotated[str, CauseType] = ""
     """A machine-readable description of the cause of the error. If this value is
     empty there is no information available."""
     message: str = ""
@@ -1226,14 +1379,18 @@ class Table(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""
     metadata: ListMeta = _Field(default_factory=ListMeta)
     """Standard list metadata."""
     column_definitions: list[TableColumnDefinition] | None = _Field(
-        None, alias="columnDefinitions"
+        default=None,
+        validation_alias="columnDefinitions",
+        serialization_alias="columnDefinitions",
     )
     """columnDefinitions describe the columns; every row has one cell per column."""
     rows: list[TableRow] | None = None
@@ -1342,9 +1499,9 @@ class ConditionStatus(_StringEnum):
 class TableRowCondition(_Model):
     """TableRowCondition is one condition of a table row."""
 
-    type: RowConditionType = ""
+    type: _Annotated[str, RowConditionType] = ""
     """type of the condition; "Completed" is the one defined."""
-    status: ConditionStatus = ""
+    status: _Annotated[str, ConditionStatus] = ""
     """status of the condition: True, False or Unknown."""
     reason: str = ""
     """reason is a short machine-readable cause of the last transition."""
@@ -1388,11 +1545,17 @@ class TableOptions(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""
-    include_object: IncludeObjectPolicy = _Field("", alias="includeObject")
+    include_object: _Annotated[str, IncludeObjectPolicy] = _Field(
+        default="",
+        validation_alias="includeObject",
+        serialization_alias="includeObject",
+    )
     """includeObject says what each row's object holds: None, Metadata (the default, as
     a meta.k8s.io/v1beta1 PartialObjectMetadata) or Object."""
 
@@ -1422,7 +1585,9 @@ class ObjectMeta(_Model):
     automatically. Name is primarily intended for creation idempotence and configuration
     definition.
     Cannot be updated."""
-    generate_name: str = _Field("", alias="generateName")
+    generate_name: str = _Field(
+        default="", validation_alias="generateName", serialization_alias="generateName"
+    )
     """GenerateName is an optional prefix, used by the server, to generate a unique
     name ONLY IF the Name field has not been provided."""
     namespace: str = ""
@@ -1430,25 +1595,41 @@ class ObjectMeta(_Model):
     equivalent to the "default" namespace, but "default" is the canonical representation.
     Not all objects are required to be scoped to a namespace - the value of this field for
     those objects will be empty."""
-    self_link: str = _Field("", alias="selfLink")
+    self_link: str = _Field(
+        default="", validation_alias="selfLink", serialization_alias="selfLink"
+    )
     """Deprecated: selfLink is a legacy read-only field that is no longer populated by the system."""
     uid: _types_models.UID = ""
     """UID is the unique in time and space value for this object. It is typically generated by
     the server on successful creation of a resource and is not allowed to change on PUT
     operations."""
-    resource_version: str = _Field("", alias="resourceVersion")
+    resource_version: str = _Field(
+        default="",
+        validation_alias="resourceVersion",
+        serialization_alias="resourceVersion",
+    )
     """An opaque value that represents the internal version of this object that can
     be used by clients to determine when objects have changed."""
     generation: _Int64 = 0
     """A sequence number representing a specific generation of the desired state.
     Populated by the system. Read-only."""
-    creation_timestamp: _Time | None = _Field(None, alias="creationTimestamp")
+    creation_timestamp: _Time | None = _Field(
+        default=None,
+        validation_alias="creationTimestamp",
+        serialization_alias="creationTimestamp",
+    )
     """CreationTimestamp is a timestamp representing the server time when this object was
     created."""
-    deletion_timestamp: _Time | None = _Field(None, alias="deletionTimestamp")
+    deletion_timestamp: _Time | None = _Field(
+        default=None,
+        validation_alias="deletionTimestamp",
+        serialization_alias="deletionTimestamp",
+    )
     """DeletionTimestamp is RFC 3339 date and time at which this resource will be deleted."""
     deletion_grace_period_seconds: _Int64 | None = _Field(
-        None, alias="deletionGracePeriodSeconds"
+        default=None,
+        validation_alias="deletionGracePeriodSeconds",
+        serialization_alias="deletionGracePeriodSeconds",
     )
     """Number of seconds allowed for this object to gracefully terminate before
     it will be removed from the system. Only set when deletionTimestamp is also set."""
@@ -1459,7 +1640,9 @@ class ObjectMeta(_Model):
     """Annotations is an unstructured key value map stored with a resource that may be
     set by external tools to store and retrieve arbitrary metadata."""
     owner_references: list[OwnerReference] | None = _Field(
-        None, alias="ownerReferences"
+        default=None,
+        validation_alias="ownerReferences",
+        serialization_alias="ownerReferences",
     )
     """List of objects depended by this object. If ALL objects in the list have
     been deleted, this object will be garbage collected."""
@@ -1468,7 +1651,9 @@ class ObjectMeta(_Model):
     is an identifier for the responsible component that will remove the entry
     from the list."""
     managed_fields: list[ManagedFieldsEntry] | None = _Field(
-        None, alias="managedFields"
+        default=None,
+        validation_alias="managedFields",
+        serialization_alias="managedFields",
     )
     """ManagedFields maps workflow-id and version to the set of fields
     that are managed by that workflow."""
@@ -1534,7 +1719,9 @@ class PartialObjectMetadata(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""
@@ -1564,7 +1751,9 @@ class PartialObjectMetadataList(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""
@@ -1622,7 +1811,9 @@ class TypeMeta(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""
@@ -1660,7 +1851,9 @@ class OwnerReference(_Model):
     object. An owning object must be in the same namespace as the dependent, or
     be cluster-scoped, so there is no namespace field."""
 
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     """API version of the referent."""
     kind: str = ""
     """Kind of the referent."""
@@ -1670,7 +1863,11 @@ class OwnerReference(_Model):
     """UID of the referent."""
     controller: bool | None = None
     """If true, this reference points to the managing controller."""
-    block_owner_deletion: bool | None = _Field(None, alias="blockOwnerDeletion")
+    block_owner_deletion: bool | None = _Field(
+        default=None,
+        validation_alias="blockOwnerDeletion",
+        serialization_alias="blockOwnerDeletion",
+    )
     """If true, AND if the owner has the "foregroundDeletion" finalizer, then
     the owner cannot be deleted from the key-value store until this
     reference is removed."""
@@ -1710,18 +1907,24 @@ class ManagedFieldsEntry(_Model):
 
     manager: str = ""
     """Manager is an identifier of the workflow managing these fields."""
-    operation: ManagedFieldsOperationType = ""
+    operation: _Annotated[str, ManagedFieldsOperationType] = ""
     """Operation is the type of operation which lead to this ManagedFieldsEntry being created.
     The only valid values for this field are 'Apply' and 'Update'."""
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     """APIVersion defines the version of this resource that this field set
     applies to."""
     time: _Time | None = None
     """Time is the timestamp of when the ManagedFields entry was added."""
-    fields_type: str = _Field("", alias="fieldsType")
+    fields_type: str = _Field(
+        default="", validation_alias="fieldsType", serialization_alias="fieldsType"
+    )
     """FieldsType is the discriminator for the different fields format and version.
     There is currently only one possible value: "FieldsV1" """
-    fields_v1: _FieldsV1 | None = _Field(None, alias="fieldsV1")
+    fields_v1: _FieldsV1 | None = _Field(
+        default=None, validation_alias="fieldsV1", serialization_alias="fieldsV1"
+    )
     """FieldsV1 holds the first JSON version format as described in the "FieldsV1" type."""
     subresource: str = ""
     """Subresource is the name of the subresource used to update that object, or
@@ -1760,11 +1963,19 @@ class Condition(_Model):
 
     type: str = ""
     """type of condition in CamelCase or in foo.example.com/CamelCase."""
-    status: ConditionStatus = ""
+    status: _Annotated[str, ConditionStatus] = ""
     """status of the condition, one of True, False, Unknown."""
-    observed_generation: _Int64 = _Field(0, alias="observedGeneration")
+    observed_generation: _Int64 = _Field(
+        default=0,
+        validation_alias="observedGeneration",
+        serialization_alias="observedGeneration",
+    )
     """observedGeneration represents the .metadata.generation that the condition was set based upon."""
-    last_transition_time: _Time | None = _Field(None, alias="lastTransitionTime")
+    last_transition_time: _Time | None = _Field(
+        default=None,
+        validation_alias="lastTransitionTime",
+        serialization_alias="lastTransitionTime",
+    )
     """lastTransitionTime is the last time the condition transitioned from one status to another."""
     reason: str = ""
     """reason contains a programmatic identifier indicating the reason for the condition's last transition."""
@@ -1803,7 +2014,9 @@ class List(_Model):
     Servers may infer this from the endpoint the client submits requests to.
     Cannot be updated.
     In CamelCase."""
-    api_version: str = _Field("", alias="apiVersion")
+    api_version: str = _Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
     """APIVersion defines the versioned schema of this representation of an object.
     Servers should convert recognized schemas to the latest internal value, and
     may reject unrecognized values."""

@@ -13,15 +13,17 @@
 
 from __future__ import annotations
 
+from typing import Any as _Any
+
+from kgen.runtime.model import construct as _construct
 from kgen.runtime.protobuf import fields_v1_from_proto as _fields_v1_from_proto
 from kgen.runtime.protobuf import fields_v1_to_proto as _fields_v1_to_proto
 from kgen.runtime.protobuf import raw_extension_from_proto as _raw_extension_from_proto
 from kgen.runtime.protobuf import raw_extension_to_proto as _raw_extension_to_proto
+from kgen.runtime.protobuf import register as _register
 from kgen.runtime.protobuf import time_from_proto as _time_from_proto
 from kgen.runtime.protobuf import time_to_proto as _time_to_proto
 from . import generated_pb2 as _generated_pb2
-from kgen.runtime.model import construct as _construct
-from kgen.runtime.protobuf import register as _register
 
 from .models import (
     APIGroup,
@@ -91,7 +93,7 @@ def to_proto_APIGroup(
 
 def from_proto_APIGroup(msg: _generated_pb2.APIGroup) -> APIGroup:
     """The APIGroup a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["name"] = msg.name
     values["versions"] = [
         from_proto_GroupVersionForDiscovery(i) for i in msg.versions
@@ -127,7 +129,7 @@ def to_proto_APIGroupList(
 
 def from_proto_APIGroupList(msg: _generated_pb2.APIGroupList) -> APIGroupList:
     """The APIGroupList a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["groups"] = [from_proto_APIGroup(i) for i in msg.groups] or None
     values["kind"] = ""
     values["api_version"] = ""
@@ -163,7 +165,7 @@ def to_proto_APIResource(
 
 def from_proto_APIResource(msg: _generated_pb2.APIResource) -> APIResource:
     """The APIResource a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["name"] = msg.name
     values["singular_name"] = msg.singularName
     values["namespaced"] = msg.namespaced
@@ -209,7 +211,7 @@ def to_proto_APIResourceList(
 
 def from_proto_APIResourceList(msg: _generated_pb2.APIResourceList) -> APIResourceList:
     """The APIResourceList a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["group_version"] = msg.groupVersion
     values["resources"] = [from_proto_APIResource(i) for i in msg.resources] or None
     values["kind"] = ""
@@ -237,7 +239,7 @@ def to_proto_APIVersions(
 
 def from_proto_APIVersions(msg: _generated_pb2.APIVersions) -> APIVersions:
     """The APIVersions a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["versions"] = list(msg.versions) or None
     values["server_address_by_client_cidrs"] = [
         from_proto_ServerAddressByClientCIDR(i) for i in msg.serverAddressByClientCIDRs
@@ -266,7 +268,7 @@ def to_proto_ApplyOptions(
 
 def from_proto_ApplyOptions(msg: _generated_pb2.ApplyOptions) -> ApplyOptions:
     """The ApplyOptions a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["dry_run"] = list(msg.dryRun) or None
     values["force"] = msg.force
     values["field_manager"] = msg.fieldManager
@@ -294,7 +296,7 @@ def to_proto_Condition(
 
 def from_proto_Condition(msg: _generated_pb2.Condition) -> Condition:
     """The Condition a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["type"] = msg.type
     values["status"] = msg.status
     values["observed_generation"] = msg.observedGeneration
@@ -332,7 +334,7 @@ def to_proto_CreateOptions(
 
 def from_proto_CreateOptions(msg: _generated_pb2.CreateOptions) -> CreateOptions:
     """The CreateOptions a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["dry_run"] = list(msg.dryRun) or None
     values["field_manager"] = msg.fieldManager
     values["field_validation"] = msg.fieldValidation
@@ -370,7 +372,7 @@ def to_proto_DeleteOptions(
 
 def from_proto_DeleteOptions(msg: _generated_pb2.DeleteOptions) -> DeleteOptions:
     """The DeleteOptions a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["grace_period_seconds"] = (
         msg.gracePeriodSeconds if msg.HasField("gracePeriodSeconds") else None
     )
@@ -427,7 +429,7 @@ def from_proto_FieldSelectorRequirement(
     msg: _generated_pb2.FieldSelectorRequirement,
 ) -> FieldSelectorRequirement:
     """The FieldSelectorRequirement a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["key"] = msg.key
     values["operator"] = msg.operator
     values["values"] = list(msg.values) or None
@@ -448,7 +450,7 @@ def to_proto_GetOptions(
 
 def from_proto_GetOptions(msg: _generated_pb2.GetOptions) -> GetOptions:
     """The GetOptions a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["resource_version"] = msg.resourceVersion
     values["kind"] = ""
     values["api_version"] = ""
@@ -470,7 +472,7 @@ def to_proto_GroupKind(
 
 def from_proto_GroupKind(msg: _generated_pb2.GroupKind) -> GroupKind:
     """The GroupKind a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["group"] = msg.group
     values["kind"] = msg.kind
     return _construct(GroupKind, values, {"group", "kind"})
@@ -491,7 +493,7 @@ def to_proto_GroupResource(
 
 def from_proto_GroupResource(msg: _generated_pb2.GroupResource) -> GroupResource:
     """The GroupResource a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["group"] = msg.group
     values["resource"] = msg.resource
     return _construct(GroupResource, values, {"group", "resource"})
@@ -512,7 +514,7 @@ def to_proto_GroupVersion(
 
 def from_proto_GroupVersion(msg: _generated_pb2.GroupVersion) -> GroupVersion:
     """The GroupVersion a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["group"] = msg.group
     values["version"] = msg.version
     return _construct(GroupVersion, values, {"group", "version"})
@@ -536,7 +538,7 @@ def from_proto_GroupVersionForDiscovery(
     msg: _generated_pb2.GroupVersionForDiscovery,
 ) -> GroupVersionForDiscovery:
     """The GroupVersionForDiscovery a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["group_version"] = msg.groupVersion
     values["version"] = msg.version
     return _construct(GroupVersionForDiscovery, values, {"group_version", "version"})
@@ -560,7 +562,7 @@ def from_proto_GroupVersionKind(
     msg: _generated_pb2.GroupVersionKind,
 ) -> GroupVersionKind:
     """The GroupVersionKind a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["group"] = msg.group
     values["version"] = msg.version
     values["kind"] = msg.kind
@@ -585,7 +587,7 @@ def from_proto_GroupVersionResource(
     msg: _generated_pb2.GroupVersionResource,
 ) -> GroupVersionResource:
     """The GroupVersionResource a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["group"] = msg.group
     values["version"] = msg.version
     values["resource"] = msg.resource
@@ -610,7 +612,7 @@ def to_proto_LabelSelector(
 
 def from_proto_LabelSelector(msg: _generated_pb2.LabelSelector) -> LabelSelector:
     """The LabelSelector a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["match_labels"] = dict(msg.matchLabels) or None
     values["match_expressions"] = [
         from_proto_LabelSelectorRequirement(i) for i in msg.matchExpressions
@@ -638,7 +640,7 @@ def from_proto_LabelSelectorRequirement(
     msg: _generated_pb2.LabelSelectorRequirement,
 ) -> LabelSelectorRequirement:
     """The LabelSelectorRequirement a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["key"] = msg.key
     values["operator"] = msg.operator
     values["values"] = list(msg.values) or None
@@ -662,7 +664,7 @@ def to_proto_List(
 
 def from_proto_List(msg: _generated_pb2.List) -> List:
     """The List a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["metadata"] = from_proto_ListMeta(msg.metadata)
     values["items"] = [_raw_extension_from_proto(i) for i in msg.items] or None
     values["kind"] = ""
@@ -690,7 +692,7 @@ def to_proto_ListMeta(
 
 def from_proto_ListMeta(msg: _generated_pb2.ListMeta) -> ListMeta:
     """The ListMeta a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["self_link"] = msg.selfLink
     values["resource_version"] = msg.resourceVersion
     values["continue_"] = getattr(msg, "continue")
@@ -739,7 +741,7 @@ def to_proto_ListOptions(
 
 def from_proto_ListOptions(msg: _generated_pb2.ListOptions) -> ListOptions:
     """The ListOptions a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["label_selector"] = msg.labelSelector
     values["field_selector"] = msg.fieldSelector
     values["watch"] = msg.watch
@@ -800,7 +802,7 @@ def from_proto_ManagedFieldsEntry(
     msg: _generated_pb2.ManagedFieldsEntry,
 ) -> ManagedFieldsEntry:
     """The ManagedFieldsEntry a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["manager"] = msg.manager
     values["operation"] = msg.operation
     values["api_version"] = msg.apiVersion
@@ -862,7 +864,7 @@ def to_proto_ObjectMeta(
 
 def from_proto_ObjectMeta(msg: _generated_pb2.ObjectMeta) -> ObjectMeta:
     """The ObjectMeta a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["name"] = msg.name
     values["generate_name"] = msg.generateName
     values["namespace"] = msg.namespace
@@ -934,7 +936,7 @@ def to_proto_OwnerReference(
 
 def from_proto_OwnerReference(msg: _generated_pb2.OwnerReference) -> OwnerReference:
     """The OwnerReference a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["api_version"] = msg.apiVersion
     values["kind"] = msg.kind
     values["name"] = msg.name
@@ -966,7 +968,7 @@ def from_proto_PartialObjectMetadata(
     msg: _generated_pb2.PartialObjectMetadata,
 ) -> PartialObjectMetadata:
     """The PartialObjectMetadata a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["metadata"] = from_proto_ObjectMeta(msg.metadata)
     values["kind"] = ""
     values["api_version"] = ""
@@ -993,7 +995,7 @@ def from_proto_PartialObjectMetadataList(
     msg: _generated_pb2.PartialObjectMetadataList,
 ) -> PartialObjectMetadataList:
     """The PartialObjectMetadataList a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["metadata"] = from_proto_ListMeta(msg.metadata)
     values["items"] = [from_proto_PartialObjectMetadata(i) for i in msg.items] or None
     values["kind"] = ""
@@ -1012,7 +1014,7 @@ def to_proto_Patch(
 
 def from_proto_Patch(msg: _generated_pb2.Patch) -> Patch:
     """The Patch a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     return _construct(Patch, values, set())
 
 
@@ -1035,7 +1037,7 @@ def to_proto_PatchOptions(
 
 def from_proto_PatchOptions(msg: _generated_pb2.PatchOptions) -> PatchOptions:
     """The PatchOptions a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["dry_run"] = list(msg.dryRun) or None
     values["force"] = msg.force if msg.HasField("force") else None
     values["field_manager"] = msg.fieldManager
@@ -1064,7 +1066,7 @@ def to_proto_Preconditions(
 
 def from_proto_Preconditions(msg: _generated_pb2.Preconditions) -> Preconditions:
     """The Preconditions a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["uid"] = msg.uid if msg.HasField("uid") else None
     values["resource_version"] = (
         msg.resourceVersion if msg.HasField("resourceVersion") else None
@@ -1087,7 +1089,7 @@ def to_proto_RootPaths(
 
 def from_proto_RootPaths(msg: _generated_pb2.RootPaths) -> RootPaths:
     """The RootPaths a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["paths"] = list(msg.paths) or None
     return _construct(RootPaths, values, {"paths"})
 
@@ -1110,7 +1112,7 @@ def from_proto_ServerAddressByClientCIDR(
     msg: _generated_pb2.ServerAddressByClientCIDR,
 ) -> ServerAddressByClientCIDR:
     """The ServerAddressByClientCIDR a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["client_cidr"] = msg.clientCIDR
     values["server_address"] = msg.serverAddress
     return _construct(
@@ -1132,7 +1134,7 @@ def to_proto_ShardInfo(
 
 def from_proto_ShardInfo(msg: _generated_pb2.ShardInfo) -> ShardInfo:
     """The ShardInfo a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["selector"] = msg.selector
     return _construct(ShardInfo, values, {"selector"})
 
@@ -1157,7 +1159,7 @@ def to_proto_Status(
 
 def from_proto_Status(msg: _generated_pb2.Status) -> Status:
     """The Status a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["metadata"] = from_proto_ListMeta(msg.metadata)
     values["status"] = msg.status
     values["message"] = msg.message
@@ -1189,7 +1191,7 @@ def to_proto_StatusCause(
 
 def from_proto_StatusCause(msg: _generated_pb2.StatusCause) -> StatusCause:
     """The StatusCause a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["reason"] = msg.reason
     values["message"] = msg.message
     values["field"] = msg.field
@@ -1217,7 +1219,7 @@ def to_proto_StatusDetails(
 
 def from_proto_StatusDetails(msg: _generated_pb2.StatusDetails) -> StatusDetails:
     """The StatusDetails a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["name"] = msg.name
     values["group"] = msg.group
     values["kind"] = msg.kind
@@ -1245,7 +1247,7 @@ def to_proto_TableOptions(
 
 def from_proto_TableOptions(msg: _generated_pb2.TableOptions) -> TableOptions:
     """The TableOptions a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["include_object"] = msg.includeObject
     values["kind"] = ""
     values["api_version"] = ""
@@ -1267,7 +1269,7 @@ def to_proto_Timestamp(
 
 def from_proto_Timestamp(msg: _generated_pb2.Timestamp) -> Timestamp:
     """The Timestamp a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["seconds"] = msg.seconds
     values["nanos"] = msg.nanos
     return _construct(Timestamp, values, {"nanos", "seconds"})
@@ -1288,7 +1290,7 @@ def to_proto_TypeMeta(
 
 def from_proto_TypeMeta(msg: _generated_pb2.TypeMeta) -> TypeMeta:
     """The TypeMeta a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["kind"] = msg.kind
     values["api_version"] = msg.apiVersion
     return _construct(TypeMeta, values, {"api_version", "kind"})
@@ -1311,7 +1313,7 @@ def to_proto_UpdateOptions(
 
 def from_proto_UpdateOptions(msg: _generated_pb2.UpdateOptions) -> UpdateOptions:
     """The UpdateOptions a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["dry_run"] = list(msg.dryRun) or None
     values["field_manager"] = msg.fieldManager
     values["field_validation"] = msg.fieldValidation
@@ -1337,7 +1339,7 @@ def to_proto_WatchEvent(
 
 def from_proto_WatchEvent(msg: _generated_pb2.WatchEvent) -> WatchEvent:
     """The WatchEvent a message holds."""
-    values = {}
+    values: dict[str, _Any] = {}
     values["type"] = msg.type
     values["object"] = _raw_extension_from_proto(msg.object)
     return _construct(WatchEvent, values, {"object", "type"})

@@ -13,6 +13,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable as _Callable
+from typing import Any as _Any
+
 from kgen.runtime import validation as _v
 from .models import (
     Condition,
@@ -26,7 +29,7 @@ from .models import (
     Table,
 )
 
-_KEY_0 = lambda x: (x.uid,)
+_KEY_0: _Callable[[_Any], tuple[_Any, ...]] = lambda x: (x.uid,)
 _PATTERN_1 = _v.pattern(
     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
 )
@@ -43,6 +46,8 @@ def check_Status(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a Status (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.metadata
     old_value = None if old is None else old.metadata
     if old is None or value != old_value:
@@ -91,6 +96,8 @@ def check_Table(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a Table (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.metadata
     old_value = None if old is None else old.metadata
     if old is None or value != old_value:
@@ -139,6 +146,8 @@ def check_PartialObjectMetadata(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a PartialObjectMetadata (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.metadata
     old_value = None if old is None else old.metadata
     if old is None or value != old_value:
@@ -189,6 +198,8 @@ def check_PartialObjectMetadataList(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a PartialObjectMetadataList (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.metadata
     old_value = None if old is None else old.metadata
     if old is None or value != old_value:
@@ -234,6 +245,8 @@ def check_ListMeta(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a ListMeta (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.shard_info
     old_value = None if old is None else old.shard_info
     if old is None or value != old_value:
@@ -265,6 +278,8 @@ def check_ShardInfo(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a ShardInfo (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.selector
     old_value = None if old is None else old.selector
     if old is None or value != old_value:
@@ -295,6 +310,8 @@ def check_ObjectMeta(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a ObjectMeta (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.owner_references
     old_value = None if old is None else old.owner_references
     if old is None or value != old_value:
@@ -335,6 +352,8 @@ def check_Condition(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a Condition (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.type
     old_value = None if old is None else old.type
     if old is None or value != old_value:
@@ -467,6 +486,8 @@ def check_List(
     errors: list[_v.FieldError],
 ) -> None:
     """Append the errors of a List (changed since `old`, on update) to `errors`."""
+    value: _Any
+    old_value: _Any
     value = obj.metadata
     old_value = None if old is None else old.metadata
     if old is None or value != old_value:
@@ -491,7 +512,7 @@ def validate_List(
 
 
 #: The validation of each kind, for the Scheme: `validate(obj, path, old, options)`.
-VALIDATORS = {
+VALIDATORS: dict[type, _Callable[..., list[_v.FieldError]]] = {
     Status: validate_Status,
     Table: validate_Table,
     PartialObjectMetadata: validate_PartialObjectMetadata,

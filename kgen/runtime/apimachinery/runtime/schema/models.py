@@ -23,8 +23,12 @@ __all__ = [
 class GroupResource(_Model):
     """GroupResource names a resource by group, without a version."""
 
-    group: str = _Field("", alias="Group")
-    resource: str = _Field("", alias="Resource")
+    group: str = _Field(
+        default="", validation_alias="Group", serialization_alias="Group"
+    )
+    resource: str = _Field(
+        default="", validation_alias="Resource", serialization_alias="Resource"
+    )
 
     def to_dict(self) -> dict[str, _Any]:
         """This GroupResource as Go's encoding/json writes it."""
@@ -40,9 +44,15 @@ class GroupResource(_Model):
 class GroupVersionResource(_Model):
     """GroupVersionResource names a resource exactly: group, version and resource."""
 
-    group: str = _Field("", alias="Group")
-    version: str = _Field("", alias="Version")
-    resource: str = _Field("", alias="Resource")
+    group: str = _Field(
+        default="", validation_alias="Group", serialization_alias="Group"
+    )
+    version: str = _Field(
+        default="", validation_alias="Version", serialization_alias="Version"
+    )
+    resource: str = _Field(
+        default="", validation_alias="Resource", serialization_alias="Resource"
+    )
 
     def to_dict(self) -> dict[str, _Any]:
         """This GroupVersionResource as Go's encoding/json writes it."""
@@ -60,8 +70,10 @@ class GroupVersionResource(_Model):
 class GroupKind(_Model):
     """GroupKind names a kind by group, without a version."""
 
-    group: str = _Field("", alias="Group")
-    kind: str = _Field("", alias="Kind")
+    group: str = _Field(
+        default="", validation_alias="Group", serialization_alias="Group"
+    )
+    kind: str = _Field(default="", validation_alias="Kind", serialization_alias="Kind")
 
     def to_dict(self) -> dict[str, _Any]:
         """This GroupKind as Go's encoding/json writes it."""
@@ -77,9 +89,13 @@ class GroupKind(_Model):
 class GroupVersionKind(_Model):
     """GroupVersionKind names a kind exactly: group, version and kind."""
 
-    group: str = _Field("", alias="Group")
-    version: str = _Field("", alias="Version")
-    kind: str = _Field("", alias="Kind")
+    group: str = _Field(
+        default="", validation_alias="Group", serialization_alias="Group"
+    )
+    version: str = _Field(
+        default="", validation_alias="Version", serialization_alias="Version"
+    )
+    kind: str = _Field(default="", validation_alias="Kind", serialization_alias="Kind")
 
     def to_dict(self) -> dict[str, _Any]:
         """This GroupVersionKind as Go's encoding/json writes it."""
@@ -97,8 +113,12 @@ class GroupVersionKind(_Model):
 class GroupVersion(_Model):
     """GroupVersion is an API group and one of its versions."""
 
-    group: str = _Field("", alias="Group")
-    version: str = _Field("", alias="Version")
+    group: str = _Field(
+        default="", validation_alias="Group", serialization_alias="Group"
+    )
+    version: str = _Field(
+        default="", validation_alias="Version", serialization_alias="Version"
+    )
 
     def to_dict(self) -> dict[str, _Any]:
         """This GroupVersion as Go's encoding/json writes it."""
