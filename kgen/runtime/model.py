@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Self, TypeVar
 
@@ -111,6 +112,10 @@ class Model(BaseModel):
         # reading them into descriptions re-parses each class's source and made importing a
         # CRD project's models a third slower.
         use_attribute_docstrings=False,
+        # Validators and serializers are built when a class is first used, not when its module
+        # is imported (`finish_models` records the order): an operator imports the models of
+        # a whole API and uses a few of them.
+        defer_build=True,
     )
 
     #: JSON and Python names of fields where `null` means "leave at the zero value":
@@ -143,6 +148,29 @@ class Model(BaseModel):
         cls.__kgen_nonnull__ = frozenset(nonnull)
         cls.__kgen_names__ = frozenset(names)
 
+
+    @classmethod
+    def model_rebuild(
+        cls,
+        *,
+        force: bool = False,
+        raise_errors: bool = True,
+        _parent_namespace_depth: int = 2,
+        _types_namespace: Any = None,
+    ) -> bool | None:
+        """Build the class (pydantic calls this on first use of a deferred class): first the
+        other classes of its module still waiting, in `finish_models` order (what a class
+        holds before the class), so that pydantic reuses each built class instead of building
+        it again inside the next, which would recurse once per level of a chain of structs."""
+        if cls.__pydantic_complete__ and not force:
+            return None
+        namespace = _types_namespace if _types_namespace is not None else vars(sys.modules[cls.__module__])
+        waiting = _WAITING.pop(cls.__module__, ())
+        for other in waiting:
+            if other is not cls and not other.__pydantic_complete__:
+                _rebuild(other, raise_errors=raise_errors, _types_namespace=vars(sys.modules[other.__module__]))
+        built: bool | None = _rebuild(cls, force=force, raise_errors=raise_errors, _types_namespace=namespace)
+        return built
 
     @model_validator(mode="before")
     @classmethod
@@ -473,11 +501,16 @@ def unquote_string_option(value: Any) -> Any:
     return value
 
 
+_WAITING: dict[str, tuple[type[Model], ...]] = {}
+"""The classes of each imported models module not built yet, in the order to build them."""
+_rebuild = BaseModel.model_rebuild.__func__  # type: ignore[attr-defined]
+
+
 def finish_models(*classes: type[Model]) -> None:
-    """Resolve forward references once every class of a module is defined."""
-    for cls in classes:
-        if not cls.__pydantic_complete__:
-            cls.model_rebuild()
+    """Called at the end of a generated models module: its classes, leaves first (what a
+    class holds comes before it). They are built when one of them is first used."""
+    if classes:
+        _WAITING[classes[0].__module__] = classes
 
 
 @functools.lru_cache(maxsize=None)
