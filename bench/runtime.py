@@ -7,8 +7,6 @@ FrobberList of 500 of them. Times are the best of several repeats, per operation
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import copy
 import gc
 import json
