@@ -1,7 +1,6 @@
 """Generated code, kgen.runtime and the code users write with them pass `mypy --strict`,
 with no plugin: models are built by their Python names (`api_version=`, not `apiVersion=`).
 
-kgen/runtime/store/ and patch/ are left out until they are typed (`NOT_YET_TYPED`).
 Checking protobuf output needs the stubs of the dev dependencies (types-protobuf).
 """
 
@@ -17,9 +16,6 @@ import pytest
 from conftest import REPO
 
 USER_SCRIPT = REPO / "tests/testdata/typing/user_script.py"
-#: Packages of kgen.runtime written before (or beside) this check: drop each from the
-#: pattern once `mypy --strict kgen/runtime/<package>` passes.
-NOT_YET_TYPED = r"^kgen/runtime/(store|patch)/"
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +35,6 @@ def test_generated_example_runtime_and_user_code_pass_mypy_strict(mypy_cache):
         ["generated", "kgen/runtime", str(USER_SCRIPT.relative_to(REPO))],
         REPO,
         mypy_cache,
-        "--exclude",
-        NOT_YET_TYPED,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.startswith("Success: no issues found"), result.stdout

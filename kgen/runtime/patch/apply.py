@@ -28,15 +28,24 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import Any, TypeAlias, cast
 
 from kgen.runtime import gojson
 from kgen.runtime.patch.errors import apply_conflict, bad_request, server_error
 from kgen.runtime.patch.fieldpath import FieldSet, FieldsV1Error, path_string
 from kgen.runtime.patch.schema import TypeRef
 from kgen.runtime.patch.typed import ValidationError, compare, to_field_set, validate
-from kgen.runtime.patch.updater import Conflict, Conflicts, SameTypeConverter, Typed, Updater, VersionedSet
+from kgen.runtime.patch.updater import (
+    Conflict,
+    Conflicts,
+    Converter,
+    Managers,
+    SameTypeConverter,
+    Typed,
+    Updater,
+    VersionedSet,
+)
 from kgen.runtime.rawjson import copy_json
 from kgen.runtime.scheme import APIError, StatusCause
 
@@ -75,7 +84,7 @@ _STRIPPED = FieldSet.of(
     ]
 )
 
-ManagerId = tuple
+ManagerId: TypeAlias = tuple[str, str, str, str]
 """(manager, operation, apiVersion ("" for Apply), subresource): one managedFields entry."""
 
 
@@ -95,7 +104,7 @@ def manager_or_user_agent(manager: str, user_agent: str) -> str:
     return "".join(out)
 
 
-def _identifier_json(ident: Any) -> str:
+def _identifier_json(ident: Hashable) -> str:
     """The API server's manager identifier (a JSON ManagedFieldsEntry without fields and
     time), used to order managers in conflict messages."""
     if not isinstance(ident, tuple):
@@ -105,7 +114,7 @@ def _identifier_json(ident: Any) -> str:
     return gojson.marshal({k: v for k, v in entry.items() if v}).decode()
 
 
-def _print_manager(ident: Any) -> str:
+def _print_manager(ident: Hashable) -> str:
     if not isinstance(ident, tuple):
         return gojson.marshal(str(ident)).decode()
     manager, operation, api_version, subresource = ident
@@ -132,13 +141,13 @@ def conflict_error(conflicts: list[Conflict]) -> APIError:
 
 
 class _Managed:
-    """Managers' field sets and the times of their last changes."""
+    """Managers' field sets and the times of their last changes, keyed by `ManagerId`."""
 
     __slots__ = ("fields", "times")
 
-    def __init__(self, fields: dict | None = None, times: dict | None = None):
-        self.fields: dict = fields if fields is not None else {}
-        self.times: dict = times if times is not None else {}
+    def __init__(self, fields: Managers | None = None, times: dict[Hashable, Any] | None = None):
+        self.fields: Managers = fields if fields is not None else {}
+        self.times: dict[Hashable, Any] = times if times is not None else {}
 
 
 def decode_managed_fields(entries: Any) -> _Managed:
@@ -182,9 +191,9 @@ def encode_managed_fields(managed: _Managed) -> list[dict[str, Any]] | None:
     before Update, then by time, manager, apiVersion, subresource); None when empty."""
     if not managed.fields:
         return None
-    entries = []
+    entries: list[dict[str, Any]] = []
     for ident, owned in managed.fields.items():
-        manager, operation, _, subresource = ident
+        manager, operation, _, subresource = cast(ManagerId, ident)
         entry: dict[str, Any] = {}
         if manager:
             entry["manager"] = manager
@@ -204,12 +213,12 @@ def encode_managed_fields(managed: _Managed) -> list[dict[str, Any]] | None:
     return entries
 
 
-def _metadata(obj: Any) -> dict:
+def _metadata(obj: Any) -> dict[str, Any]:
     meta = obj.get("metadata") if isinstance(obj, dict) else None
     return meta if isinstance(meta, dict) else {}
 
 
-def _set_managed_fields(obj: dict, entries: list | None) -> None:
+def _set_managed_fields(obj: dict[str, Any], entries: list[Any] | None) -> None:
     meta = obj.get("metadata")
     if entries is None:
         if isinstance(meta, dict):
@@ -220,7 +229,7 @@ def _set_managed_fields(obj: dict, entries: list | None) -> None:
     meta["managedFields"] = entries
 
 
-def _without_managed_fields(obj: dict) -> dict:
+def _without_managed_fields(obj: dict[str, Any]) -> dict[str, Any]:
     meta = obj.get("metadata")
     if isinstance(meta, dict) and "managedFields" in meta:
         obj = dict(obj)
@@ -233,12 +242,12 @@ def _group_version(api_version: str) -> tuple[str, str]:
     return group, version
 
 
-def _gvk_string(obj: Mapping) -> str:
+def _gvk_string(obj: Mapping[str, Any]) -> str:
     group, version = _group_version(str(obj.get("apiVersion") or ""))
     return f"{group}/{version}, Kind={obj.get('kind') or ''}"
 
 
-def _gvknn(obj: Mapping) -> str:
+def _gvknn(obj: Mapping[str, Any]) -> str:
     meta = _metadata(obj)
     return f"{meta.get('namespace') or ''}/{meta.get('name') or ''}; {_gvk_string(obj)}"
 
@@ -259,7 +268,7 @@ class FieldManager:
         *,
         subresource: str = "",
         reset_fields: Iterable[Sequence[str]] = (),
-        converter: Any = None,
+        converter: Converter | None = None,
         max_update_managers: int = 10,
         clock: Callable[[], _dt.datetime] = _utc_now,
     ):
@@ -280,16 +289,16 @@ class FieldManager:
     def _now(self) -> str:
         return self.clock().astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
-    def _empty(self) -> dict:
+    def _empty(self) -> dict[str, Any]:
         return {"apiVersion": self.api_version, "kind": self.kind}
 
     # Updates.
 
-    def update(self, live: Mapping | None, new: Mapping, manager: str) -> dict:
+    def update(self, live: Mapping[str, Any] | None, new: Mapping[str, Any], manager: str) -> dict[str, Any]:
         """`new` (a copy) with the managedFields of `manager`'s create, update or patch of
         `live` (None for a create)."""
-        result = copy_json(dict(new))
-        live_obj = copy_json(dict(live)) if live is not None else self._empty()
+        result: dict[str, Any] = copy_json(dict(new))
+        live_obj: dict[str, Any] = copy_json(dict(live)) if live is not None else self._empty()
         managed = self._decode_live_or_new(live_obj, result)
         _set_managed_fields(result, None)
         try:
@@ -301,7 +310,7 @@ class FieldManager:
         _set_managed_fields(result, encode_managed_fields(managed))
         return result
 
-    def _decode_live_or_new(self, live: Mapping, new: Mapping) -> _Managed:
+    def _decode_live_or_new(self, live: Mapping[str, Any], new: Mapping[str, Any]) -> _Managed:
         def from_live() -> _Managed:
             try:
                 return decode_managed_fields(_metadata(live).get("managedFields"))
@@ -319,14 +328,14 @@ class FieldManager:
             return from_live()
         return managed if managed.fields else from_live()
 
-    def _update_chain(self, live: dict, new: dict, managed: _Managed, manager: str) -> _Managed:
+    def _update_chain(self, live: dict[str, Any], new: dict[str, Any], managed: _Managed, manager: str) -> _Managed:
         """skipNonApplied, capManagers, buildManagerInfo, managedFieldsUpdater, stripMeta
         and the structured merge of an update."""
         if not managed.fields and _metadata(live).get("uid"):
             return managed  # not tracked until the first apply
         return self._tracked_update(live, new, managed, manager)
 
-    def _tracked_update(self, live: dict, new: dict, managed: _Managed, manager: str) -> _Managed:
+    def _tracked_update(self, live: dict[str, Any], new: dict[str, Any], managed: _Managed, manager: str) -> _Managed:
         ident = (manager or "unknown", "Update", self.api_version, self.subresource)
         fields = self._updater.update(
             Typed(live, self.type), Typed(new, self.type), self.api_version, managed.fields, _CURRENT_OPERATION
@@ -347,7 +356,7 @@ class FieldManager:
         if len(updaters) <= self.max_update_managers:
             return managed
         updaters.sort(key=lambda m: (_seconds(managed.times.get(m)), _identifier_json(m)))
-        first_by_version: dict[str, Any] = {}
+        first_by_version: dict[str, Hashable] = {}
         length = len(updaters)
         for ident in updaters:
             if length <= self.max_update_managers:
@@ -369,19 +378,21 @@ class FieldManager:
 
     # Apply.
 
-    def apply(self, live: Mapping | None, applied: Mapping, manager: str, *, force: bool = False) -> dict:
+    def apply(
+        self, live: Mapping[str, Any] | None, applied: Mapping[str, Any], manager: str, *, force: bool = False
+    ) -> dict[str, Any]:
         """The object after `manager` applies `applied` to `live` (None: create it), with
         managedFields. Raises APIError (409 on conflicts unless `force`)."""
-        live_obj = copy_json(dict(live)) if live is not None else self._empty()
-        applied = copy_json(dict(applied))
+        live_obj: dict[str, Any] = copy_json(dict(live)) if live is not None else self._empty()
+        applied_obj: dict[str, Any] = copy_json(dict(applied))
         try:
             managed = decode_managed_fields(_metadata(live_obj).get("managedFields"))
         except ValueError as err:
             raise server_error(f"failed to decode managed fields: {err}") from None
-        if (applied.get("apiVersion"), applied.get("kind")) != (self.api_version, self.kind):
-            raise bad_request(f"invalid object type: {_gvk_string(applied)}")
+        if (applied_obj.get("apiVersion"), applied_obj.get("kind")) != (self.api_version, self.kind):
+            raise bad_request(f"invalid object type: {_gvk_string(applied_obj)}")
         try:
-            obj, managed = self._apply_chain(live_obj, applied, managed, manager, force)
+            obj, managed = self._apply_chain(live_obj, applied_obj, managed, manager, force)
         except Conflicts as conflicts:
             if manager != "kubectl":
                 raise conflict_error(conflicts.conflicts) from None
@@ -391,13 +402,15 @@ class FieldManager:
             rest = [c for c in conflicts.conflicts if not allowed.has(c.path)]
             if rest:
                 raise conflict_error(rest) from None
-            obj, managed = self._apply_chain(live_obj, applied, managed, manager, True)
+            obj, managed = self._apply_chain(live_obj, applied_obj, managed, manager, True)
         if manager == "kubectl" and _metadata(obj).get("annotations", {}).get(LAST_APPLIED):
-            _set_last_applied(obj, applied)
+            _set_last_applied(obj, applied_obj)
         _set_managed_fields(obj, encode_managed_fields(managed))
         return obj
 
-    def _apply_chain(self, live: dict, applied: dict, managed: _Managed, manager: str, force: bool) -> tuple[dict, _Managed]:
+    def _apply_chain(
+        self, live: dict[str, Any], applied: dict[str, Any], managed: _Managed, manager: str, force: bool
+    ) -> tuple[dict[str, Any], _Managed]:
         live = _without_managed_fields(live)
         if not managed.fields:
             managed = self._tracked_update(self._empty(), live, managed, _BEFORE_FIRST_APPLY)
@@ -411,7 +424,9 @@ class FieldManager:
             obj = copy_json(live)
         return obj, _Managed(fields, times)
 
-    def _structured_apply(self, live: dict, applied: dict, fields: dict, ident: ManagerId, force: bool) -> tuple[dict | None, dict]:
+    def _structured_apply(
+        self, live: dict[str, Any], applied: dict[str, Any], fields: Managers, ident: ManagerId, force: bool
+    ) -> tuple[dict[str, Any] | None, Managers]:
         if str(applied.get("apiVersion") or "") != self.api_version:
             group, version = _group_version(str(applied.get("apiVersion") or ""))
             raise bad_request(
@@ -435,7 +450,7 @@ class FieldManager:
         _drop_nulls(obj, self.type)
         return obj, fields
 
-    def _allowed_by_last_applied(self, live: Mapping) -> FieldSet | None:
+    def _allowed_by_last_applied(self, live: Mapping[str, Any]) -> FieldSet | None:
         """The fields kubectl's last-applied-configuration still describes: conflicts on
         them are taken over when kubectl first applies server-side."""
         text = _metadata(live).get("annotations", {}).get(LAST_APPLIED)
@@ -457,7 +472,7 @@ class FieldManager:
         return owned.difference(changed.modified).difference(changed.added).difference(changed.removed)
 
 
-def _strip(fields: dict, manager: Any) -> None:
+def _strip(fields: Managers, manager: Hashable) -> None:
     owned = fields.get(manager)
     if owned is None:
         return
@@ -468,7 +483,7 @@ def _strip(fields: dict, manager: Any) -> None:
         fields[manager] = owned.with_set(rest)
 
 
-def _set_last_applied(obj: dict, applied: Mapping) -> None:
+def _set_last_applied(obj: dict[str, Any], applied: Mapping[str, Any]) -> None:
     """kubectl's annotation from a server-side apply by "kubectl" (lastAppliedUpdater)."""
     last = copy_json(dict(applied))
     meta = last.get("metadata")
@@ -494,11 +509,11 @@ def _drop_nulls(obj: Any, tr: TypeRef) -> None:
     """Remove declared, non-nullable fields that merging left null (as the API server's
     decoding into a typed object, or its pruning of a custom resource, does)."""
     if type(obj) is dict:
-        spec = tr.atom.map
-        if spec is None or spec.relationship == "atomic":
+        map_spec = tr.atom.map
+        if map_spec is None or map_spec.relationship == "atomic":
             return
         for name in list(obj):
-            declared = spec.fields.get(name)
+            declared = map_spec.fields.get(name)
             if declared is None:
                 continue
             if obj[name] is None:
@@ -507,7 +522,7 @@ def _drop_nulls(obj: Any, tr: TypeRef) -> None:
             else:
                 _drop_nulls(obj[name], declared.type)
     elif type(obj) is list:
-        spec = tr.atom.list
-        if spec is not None and spec.relationship != "atomic":
+        list_spec = tr.atom.list
+        if list_spec is not None and list_spec.relationship != "atomic":
             for item in obj:
-                _drop_nulls(item, spec.element)
+                _drop_nulls(item, list_spec.element)

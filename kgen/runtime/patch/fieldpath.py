@@ -21,7 +21,7 @@ import json
 import math
 from decimal import Decimal
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeAlias
 
 from kgen.runtime import gojson
 
@@ -40,8 +40,12 @@ __all__ = [
     "FieldsV1Error",
 ]
 
-PathElement = tuple
-Path = tuple
+ValueKey: TypeAlias = tuple[int, Any]
+"""(rank, payload): a JSON value as `value_key` makes it hashable and ordered."""
+PathElement: TypeAlias = tuple[int, Any]
+"""(kind, payload): one step of a path, in the forms the module docstring lists."""
+Path: TypeAlias = tuple[PathElement, ...]
+"""The elements from the root to a field."""
 
 _FIELD, _KEY, _VALUE, _INDEX = 0, 1, 2, 3
 # Ranks of value kinds in SMD's value.Compare.
@@ -52,7 +56,7 @@ class FieldsV1Error(ValueError):
     """A fieldsV1 object that does not parse as a set of field paths."""
 
 
-def value_key(v: Any) -> tuple:
+def value_key(v: Any) -> ValueKey:
     """A hashable key for a JSON value that orders and compares as SMD's values do."""
     t = type(v)
     if t is str:
@@ -76,7 +80,7 @@ def value_key(v: Any) -> tuple:
     raise TypeError(f"not JSON data: {v!r}")
 
 
-def json_value(k: tuple) -> Any:
+def json_value(k: ValueKey) -> Any:
     """The JSON value of a value key."""
     rank = k[0]
     if rank == _LIST:
@@ -145,7 +149,7 @@ def _go_quote(s: str) -> str:
     return "".join(out)
 
 
-def _value_string(k: tuple) -> str:
+def _value_string(k: ValueKey) -> str:
     """SMD's value.ToString."""
     rank, v = k
     if rank == _NULL:
@@ -165,7 +169,8 @@ def element_string(pe: PathElement) -> str:
     """A path element as SMD prints it in conflicts: `.name`, `[name="x"]`, `[="x"]`, `[3]`."""
     kind, payload = pe
     if kind == _FIELD:
-        return "." + payload
+        field_name: str = payload
+        return "." + field_name
     if kind == _KEY:
         return "[" + ",".join(f"{name}={_value_string(x)}" for name, x in payload) + "]"
     if kind == _VALUE:
@@ -182,7 +187,8 @@ def serialize_element(pe: PathElement) -> str:
     """A path element as a fieldsV1 key: `f:name`, `k:{"name":"x"}`, `v:"x"`, `i:3`."""
     kind, payload = pe
     if kind == _FIELD:
-        return "f:" + payload
+        field_name: str = payload
+        return "f:" + field_name
     if kind == _KEY:
         # Key field names are written as they are; values with Go's HTML-safe escaping.
         parts = [json.dumps(name, ensure_ascii=False) + ":" + gojson.marshal(json_value(x)).decode() for name, x in payload]
@@ -226,8 +232,8 @@ class FieldSet:
 
     __slots__ = ("members", "children")
 
-    def __init__(self, members: set | None = None, children: dict | None = None):
-        self.members: set = members if members is not None else set()
+    def __init__(self, members: set[PathElement] | None = None, children: dict[PathElement, FieldSet] | None = None):
+        self.members: set[PathElement] = members if members is not None else set()
         self.children: dict[PathElement, FieldSet] = children if children is not None else {}
 
     @classmethod
@@ -256,9 +262,10 @@ class FieldSet:
             return False
         node = self
         for pe in path[:-1]:
-            node = node.children.get(pe)
-            if node is None:
+            child = node.children.get(pe)
+            if child is None:
                 return False
+            node = child
         return path[-1] in node.members
 
     def empty(self) -> bool:

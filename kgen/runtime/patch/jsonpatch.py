@@ -142,7 +142,7 @@ def _equal(a: Any, b: Any) -> bool:
     return ta is tb and a == b
 
 
-def _string_field(op: dict, name: str) -> str:
+def _string_field(op: dict[str, Any], name: str) -> str:
     value = op.get(name, _MISSING)
     if value is _MISSING or value is None:
         if name == "path":
@@ -163,7 +163,7 @@ class _Applier:
         self.copied = 0
         self.copy_limit = copy_limit
 
-    def run(self, op: dict) -> None:
+    def run(self, op: dict[str, Any]) -> None:
         """Apply one operation."""
         kind = op.get("op")
         kind = kind if type(kind) is str else "unknown"
@@ -172,7 +172,7 @@ class _Applier:
             raise _Failed(f"Unexpected kind: {kind}")
         handler(op)
 
-    def op_add(self, op: dict) -> None:
+    def op_add(self, op: dict[str, Any]) -> None:
         """RFC 6902 add."""
         try:
             path = _string_field(op, "path")
@@ -186,7 +186,7 @@ class _Applier:
         except _Failed as err:
             raise _Failed(f"error in add for path: '{path}': {err}") from None
 
-    def op_remove(self, op: dict) -> None:
+    def op_remove(self, op: dict[str, Any]) -> None:
         """RFC 6902 remove."""
         try:
             path = _string_field(op, "path")
@@ -200,7 +200,7 @@ class _Applier:
         except _Failed as err:
             raise _Failed(f"error in remove for path: '{path}': {err}") from None
 
-    def op_replace(self, op: dict) -> None:
+    def op_replace(self, op: dict[str, Any]) -> None:
         """RFC 6902 replace."""
         try:
             path = _string_field(op, "path")
@@ -221,7 +221,7 @@ class _Applier:
             raise _Failed(f"replace operation does not apply: doc is missing key: {path}: missing value") from None
         _set(container, key, copy_json(op.get("value")))
 
-    def op_move(self, op: dict) -> None:
+    def op_move(self, op: dict[str, Any]) -> None:
         """RFC 6902 move."""
         source = _string_field(op, "from")
         container, key = _find(self.doc, source)
@@ -241,7 +241,7 @@ class _Applier:
         except _Failed as err:
             raise _Failed(f"error in move for path: '{path}': {err}") from None
 
-    def op_test(self, op: dict) -> None:
+    def op_test(self, op: dict[str, Any]) -> None:
         """RFC 6902 test."""
         path = _string_field(op, "path")
         expected = op.get("value", _MISSING)
@@ -263,7 +263,7 @@ class _Applier:
         if expected is _MISSING or not _equal(actual, expected):
             raise _Failed(f"testing value {path} failed: test failed")
 
-    def op_copy(self, op: dict) -> None:
+    def op_copy(self, op: dict[str, Any]) -> None:
         """RFC 6902 copy."""
         source = _string_field(op, "from")
         container, key = _find(self.doc, source)
@@ -354,7 +354,7 @@ def _merge_value(current: Any, patch: Any) -> Any:
     return current
 
 
-def _merge_objects(doc: dict, patch: dict) -> None:
+def _merge_objects(doc: dict[str, Any], patch: dict[str, Any]) -> None:
     for k, v in patch.items():
         if v is None:
             doc.pop(k, None)

@@ -22,7 +22,7 @@ Each property also keeps what strategic merge patch reads from it
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 __all__ = ["Schema", "TypeRef", "FieldSpec", "ListSpec", "MapSpec", "Atom", "SchemaError"]
@@ -118,6 +118,7 @@ class TypeRef:
         atom = self._atom
         if atom is None:
             atom = self.inline if self.named is None else self.schema.atom(self.named)
+            assert atom is not None, "a TypeRef is named or inline"
             if self.map_relationship and atom.map is not None:
                 atom = Atom(atom.scalar, atom.list, atom.map.with_relationship(self.map_relationship), atom.name)
             self._atom = atom
@@ -328,7 +329,7 @@ class _Converter:
     def ref(self, raw: Mapping[str, Any]) -> TypeRef:
         """A property's type: a reference (`$ref`, or one `allOf` of one) or an inline type."""
         target = raw.get("$ref", "")
-        all_of = raw.get("allOf") or ()
+        all_of: Sequence[Mapping[str, Any]] = raw.get("allOf") or ()
         if not target and len(all_of) == 1 and all_of[0].get("$ref"):
             target = all_of[0]["$ref"]
         if target:

@@ -45,7 +45,7 @@ _RETAIN_KEYS = "retainKeys"
 _RETAIN_KEYS_DIRECTIVE = "$retainKeys"
 _DELETE_FROM_PRIMITIVE_LIST = "$deleteFromPrimitiveList"
 _SET_ELEMENT_ORDER = "$setElementOrder"
-_MISSING = object()
+_MISSING: Any = object()
 
 _BAD_PRIMITIVE_LIST = "invalid patch format of primitive list"
 _BAD_RETAIN_KEYS = "invalid patch format of retainKeys"
@@ -79,7 +79,7 @@ def _bad_arg_type(expected: str, actual: Any) -> _Error:
     return _Error(f"expected a {expected}, but received a {_go_type(actual)}")
 
 
-def _no_merge_key(item: dict, merge_key: str) -> _Error:
+def _no_merge_key(item: dict[str, Any], merge_key: str) -> _Error:
     return _Error(f"map: {_go_value(item)} does not contain declared merge key: {merge_key}")
 
 
@@ -139,7 +139,7 @@ def _remove_directives(obj: Any) -> tuple[Any, bool]:
                 del obj[k]
         return obj, True
     if type(obj) is list:
-        out = []
+        out: list[Any] = []
         for item in obj:
             value, keep = _remove_directives(item)
             if keep:
@@ -160,7 +160,7 @@ def _discard_nulls(value: Any) -> None:
             _discard_nulls(item)
 
 
-def _apply_retain_keys(original: dict, patch: dict) -> None:
+def _apply_retain_keys(original: dict[str, Any], patch: dict[str, Any]) -> None:
     if _RETAIN_KEYS_DIRECTIVE not in patch:
         return
     retain = patch.pop(_RETAIN_KEYS_DIRECTIVE)
@@ -198,7 +198,7 @@ def _slice_element_type(*lists: Any) -> str:
     return "map" if found == "map[string]interface {}" else found
 
 
-def _index(items: list, value: Any, merge_key: str, kind: str) -> int:
+def _index(items: list[Any], value: Any, merge_key: str, kind: str) -> int:
     if kind == "map":
         wanted = value.get(merge_key) if type(value) is dict else None
         for i, item in enumerate(items):
@@ -211,7 +211,7 @@ def _index(items: list, value: Any, merge_key: str, kind: str) -> int:
     return -1
 
 
-def _check_merge_keys(merge_key: str, *lists: list) -> None:
+def _check_merge_keys(merge_key: str, *lists: list[Any]) -> None:
     for items in lists:
         for item in items:
             if type(item) is not dict:
@@ -220,8 +220,9 @@ def _check_merge_keys(merge_key: str, *lists: list) -> None:
                 raise _no_merge_key(item, merge_key)
 
 
-def _split_deletes(items: list) -> tuple[list, list]:
-    keep, delete = [], []
+def _split_deletes(items: list[Any]) -> tuple[list[Any], list[Any]]:
+    keep: list[Any] = []
+    delete: list[Any] = []
     for item in items:
         if type(item) is not dict:
             raise _bad_arg_type("map[string]interface {}", item)
@@ -229,9 +230,9 @@ def _split_deletes(items: list) -> tuple[list, list]:
     return keep, delete
 
 
-def _sort_by(items: list, order: list, merge_key: str, kind: str) -> list:
+def _sort_by(items: list[Any], order: list[Any], merge_key: str, kind: str) -> list[Any]:
     """sort.SliceStable with upstream's comparator (a short list: insertion sort)."""
-    to_delete: list = []
+    to_delete: list[Any] = []
     if kind == "map":
         _check_merge_keys(merge_key, items, order)
         items, to_delete = _split_deletes(items)
@@ -253,8 +254,8 @@ def _sort_by(items: list, order: list, merge_key: str, kind: str) -> list:
     return items + to_delete
 
 
-def _merge_sorted(left: list, right: list, server_order: list, merge_key: str, kind: str) -> list:
-    out = []
+def _merge_sorted(left: list[Any], right: list[Any], server_order: list[Any], merge_key: str, kind: str) -> list[Any]:
+    out: list[Any] = []
     i = j = 0
     while i < len(left) or j < len(right):
         if i >= len(left):
@@ -275,13 +276,15 @@ def _merge_sorted(left: list, right: list, server_order: list, merge_key: str, k
     return out
 
 
-def _normalize_order(patch_items: list, server_only: list, patch_order: list, server_order: list, merge_key: str, kind: str) -> list:
+def _normalize_order(
+    patch_items: list[Any], server_only: list[Any], patch_order: list[Any], server_order: list[Any], merge_key: str, kind: str
+) -> list[Any]:
     patch_items = _sort_by(patch_items, patch_order, merge_key, kind)
     server_only = _sort_by(server_only, server_order, merge_key, kind)
     return _merge_sorted(server_only, patch_items, server_order, merge_key, kind)
 
 
-def _find_map(items: list, merge_key: str, value: Any) -> int:
+def _find_map(items: list[Any], merge_key: str, value: Any) -> int:
     for i, item in enumerate(items):
         if type(item) is not dict:
             raise _Error(f"value for key {i} is not a map")
@@ -290,9 +293,10 @@ def _find_map(items: list, merge_key: str, value: Any) -> int:
     return -1
 
 
-def _partition(merged: list, by: list, merge_key: str) -> tuple[list, list]:
+def _partition(merged: list[Any], by: list[Any], merge_key: str) -> tuple[list[Any], list[Any]]:
     """(items of `merged` present in `by`, the others)."""
-    inside, outside = [], []
+    inside: list[Any] = []
+    outside: list[Any] = []
     if not merge_key:
         present = {_go_key(v) for v in by}
         for v in merged:
@@ -307,7 +311,7 @@ def _partition(merged: list, by: list, merge_key: str) -> tuple[list, list]:
     return inside, outside
 
 
-def _dedupe_scalars(items: list) -> list:
+def _dedupe_scalars(items: list[Any]) -> list[Any]:
     """Upstream's in-place deduplication (it swaps in the last item; order is fixed later)."""
     s = list(items)
     length = len(s) - 1
@@ -328,7 +332,7 @@ def _dedupe_scalars(items: list) -> list:
 # Merging.
 
 
-def _merge_map(original: Any, patch: dict, tr: TypeRef | None) -> dict:
+def _merge_map(original: dict[str, Any] | None, patch: dict[str, Any], tr: TypeRef | None) -> dict[str, Any]:
     if _DIRECTIVE in patch:
         directive = patch[_DIRECTIVE]
         if directive == _REPLACE:
@@ -377,13 +381,15 @@ def _merge_map(original: Any, patch: dict, tr: TypeRef | None) -> dict:
     return original
 
 
-def _merge_list_field(original: list, patch: list, tr: TypeRef | None, strategy: str, merge_key: str, delete_list: bool) -> list:
+def _merge_list_field(
+    original: list[Any], patch: list[Any], tr: TypeRef | None, strategy: str, merge_key: str, delete_list: bool
+) -> list[Any]:
     if strategy == _MERGE or delete_list:
         return _merge_list(original, patch, tr, merge_key, delete_list)
     return patch
 
 
-def _merge_list(original: list, patch: list, tr: TypeRef | None, merge_key: str, delete_list: bool) -> list:
+def _merge_list(original: list[Any], patch: list[Any], tr: TypeRef | None, merge_key: str, delete_list: bool) -> list[Any]:
     if not original and not patch:
         return original
     kind = _slice_element_type(original, patch)
@@ -407,9 +413,9 @@ def _schema_name(tr: TypeRef | None) -> str:
     return tr.named.rsplit(".", 1)[-1] if tr.named else "Struct"
 
 
-def _special_items(original: list, patch: list, merge_key: str) -> tuple[list, list]:
+def _special_items(original: list[Any], patch: list[Any], merge_key: str) -> tuple[list[Any], list[Any]]:
     """Apply `$patch: delete` items, find `$patch: replace`; the patch without them."""
-    plain = []
+    plain: list[Any] = []
     replace = False
     for item in patch:
         if _DIRECTIVE not in item:
@@ -433,7 +439,7 @@ def _special_items(original: list, patch: list, merge_key: str) -> tuple[list, l
     return original, plain
 
 
-def _merge_items(original: list, patch: list, merge_key: str, tr: TypeRef | None) -> list:
+def _merge_items(original: list[Any], patch: list[Any], merge_key: str, tr: TypeRef | None) -> list[Any]:
     original = list(original)
     for item in patch:
         if merge_key not in item:
@@ -446,7 +452,7 @@ def _merge_items(original: list, patch: list, merge_key: str, tr: TypeRef | None
     return original
 
 
-def _validate_order(patch_list: list, order: list, merge_key: str) -> None:
+def _validate_order(patch_list: list[Any], order: list[Any], merge_key: str) -> None:
     if not order or not patch_list:
         return
     items = _split_deletes(patch_list)[0] if merge_key else patch_list
@@ -474,7 +480,7 @@ def _validate_order(patch_list: list, order: list, merge_key: str) -> None:
         )
 
 
-def _merge_element_orders(original: dict, patch: dict, tr: TypeRef | None) -> None:
+def _merge_element_orders(original: dict[str, Any], patch: dict[str, Any], tr: TypeRef | None) -> None:
     """`$setElementOrder/<field>`: merge the list it orders and put it in that order."""
     for directive in [k for k in patch if k.startswith(_SET_ELEMENT_ORDER)]:
         order = patch.pop(directive)
@@ -506,7 +512,7 @@ def _merge_element_orders(original: dict, patch: dict, tr: TypeRef | None) -> No
 
 def apply_strategic_merge_patch(
     original: Any, patch: Any, type_ref: TypeRef | None, *, custom_resource: bool = False
-) -> dict:
+) -> dict[str, Any]:
     """`original` (not changed) with the strategic merge patch applied, reading patch
     strategies and merge keys from `type_ref` (the kind's schema). `patch` is its JSON text
     or decoded object. Raises PatchError: 415 for a custom resource, 400 for a patch

@@ -12,10 +12,21 @@ object through), kgen treats the key as untyped and atomic.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from kgen.runtime.patch.fieldpath import FieldSet, PathElement, element_string, key, value_key
-from kgen.runtime.patch.schema import ATOMIC, ASSOCIATIVE, BOOLEAN, NUMERIC, STRING, UNTYPED, TypeRef
+from kgen.runtime.patch.fieldpath import FieldSet, Path, PathElement, element_string, key, value_key
+from kgen.runtime.patch.schema import (
+    ATOMIC,
+    ASSOCIATIVE,
+    BOOLEAN,
+    NUMERIC,
+    STRING,
+    UNTYPED,
+    Atom,
+    ListSpec,
+    TypeRef,
+)
 
 __all__ = [
     "MISSING",
@@ -79,11 +90,12 @@ def json_equal(a: Any, b: Any) -> bool:
         return (tb is int or tb is float) and a == b
     if ta is str or a is None or ta is bool:
         return ta is tb and a == b
-    return a == b
+    return bool(a == b)
 
 
-def _pick(atom: Any, v: Any) -> int:
-    """SMD's deduceAtom + handleAtom: which form of the type applies to `v`."""
+def _pick(atom: Atom, v: Any) -> int:
+    """SMD's deduceAtom + handleAtom: which form of the type applies to `v`. It picks _LIST
+    only when `atom.list` is set and _MAP only when `atom.map` is (callers assert that)."""
     if v is not MISSING:
         t = type(v)
         if t is dict:
@@ -105,13 +117,14 @@ def _pick(atom: Any, v: Any) -> int:
 
 def _child_type(tr: TypeRef, name: str) -> TypeRef:
     spec = tr.atom.map
+    assert spec is not None  # called for values _pick picked as _MAP
     declared = spec.fields.get(name)
     if declared is not None:
         return declared.type
     return spec.element if spec.element is not None else tr.schema.untyped_atomic
 
 
-def _item_element(tr: TypeRef, list_spec: Any, item: Any) -> PathElement:
+def _item_element(tr: TypeRef, list_spec: ListSpec, item: Any) -> PathElement:
     """The path element of a list item (SMD's listItemToPathElement); ValueError if the
     item cannot be one."""
     if list_spec.relationship != ASSOCIATIVE:
@@ -142,9 +155,9 @@ def _item_element(tr: TypeRef, list_spec: Any, item: Any) -> PathElement:
                 if declared is not None and declared.default is not None:
                     found[name] = declared.default
         if not found:
-            keys = "[" + " ".join(f'"{k}"' for k in list_spec.keys) + "]"
+            names = "[" + " ".join(f'"{k}"' for k in list_spec.keys) + "]"
             raise ValueError(
-                f"associative list with keys has an element that omits all key fields {keys} "
+                f"associative list with keys has an element that omits all key fields {names} "
                 "(and doesn't have default values for any key fields)"
             )
         return key(found)
@@ -158,11 +171,11 @@ def _item_element(tr: TypeRef, list_spec: Any, item: Any) -> PathElement:
     return (2, value_key(item))
 
 
-def _as_list(v: Any) -> list | None:
+def _as_list(v: Any) -> list[Any] | None:
     return v if type(v) is list else None
 
 
-def _as_map(v: Any) -> dict | None:
+def _as_map(v: Any) -> dict[str, Any] | None:
     return v if type(v) is dict else None
 
 
@@ -200,7 +213,7 @@ def _go_type(v: Any) -> str:
     )
 
 
-def _validate(v: Any, tr: TypeRef, prefix: str, errors: list, allow_duplicates: bool) -> None:
+def _validate(v: Any, tr: TypeRef, prefix: str, errors: list[tuple[str, str]], allow_duplicates: bool) -> None:
     atom = tr.atom
     kind = _pick(atom, v)
     if kind == _SCALAR:
@@ -213,34 +226,36 @@ def _validate(v: Any, tr: TypeRef, prefix: str, errors: list, allow_duplicates: 
         if type(v) is not list:
             errors.append((prefix, f"expected list, got &{{{_go_value(v)}}}"))
             return
-        spec = atom.list
-        seen: set = set()
+        list_spec = atom.list
+        assert list_spec is not None  # _pick picked _LIST
+        seen: set[PathElement] = set()
         for i, item in enumerate(v):
-            if spec.relationship != ASSOCIATIVE:
+            if list_spec.relationship != ASSOCIATIVE:
                 pe: PathElement = (3, i)
             else:
                 try:
-                    pe = _item_element(tr, spec, item)
+                    pe = _item_element(tr, list_spec, item)
                 except ValueError as err:
                     errors.append((prefix, f"element {i}: {err}"))
                     return
                 if pe in seen and not allow_duplicates:
                     errors.append((prefix, f"duplicate entries for key {element_string(pe)}"))
                 seen.add(pe)
-            _validate(item, spec.element, prefix + element_string(pe), errors, allow_duplicates)
+            _validate(item, list_spec.element, prefix + element_string(pe), errors, allow_duplicates)
     elif kind == _MAP:
         if v is None:
             return
         if type(v) is not dict:
             errors.append((prefix, f"expected map, got &{{{_go_value(v)}}}"))
             return
-        spec = atom.map
+        map_spec = atom.map
+        assert map_spec is not None  # _pick picked _MAP
         for name, item in v.items():
-            declared = spec.fields.get(name)
+            declared = map_spec.fields.get(name)
             if declared is not None:
                 child = declared.type
-            elif spec.element is not None:
-                child = spec.element
+            elif map_spec.element is not None:
+                child = map_spec.element
             else:
                 errors.append((prefix + "." + name, "field not declared in schema"))
                 return
@@ -250,7 +265,7 @@ def _validate(v: Any, tr: TypeRef, prefix: str, errors: list, allow_duplicates: 
         errors.append((prefix, f"schema error: invalid atom: {name}"))
 
 
-def _scalar_error(scalar: str, v: Any) -> str:
+def _scalar_error(scalar: str | None, v: Any) -> str:
     if v is None or v is MISSING:
         return ""
     t = type(v)
@@ -286,18 +301,20 @@ def _fields(v: Any, tr: TypeRef) -> tuple[bool, FieldSet | None]:
     if kind == _SCALAR:
         return True, None
     if kind == _LIST:
-        spec = atom.list
-        if spec.relationship == ATOMIC:
+        list_spec = atom.list
+        assert list_spec is not None  # _pick picked _LIST
+        if list_spec.relationship == ATOMIC:
             return True, None
         if type(v) is not list or not v:
             return False, None
         out = FieldSet()
-        elements = []
-        seen: set = set()
-        duplicates: set = set()
+        elements: list[PathElement | None] = []
+        seen: set[PathElement] = set()
+        duplicates: set[PathElement] = set()
+        pe: PathElement | None
         for item in v:
             try:
-                pe = _item_element(tr, spec, item)
+                pe = _item_element(tr, list_spec, item)
             except ValueError:
                 pe = None
             elements.append(pe)
@@ -312,23 +329,24 @@ def _fields(v: Any, tr: TypeRef) -> tuple[bool, FieldSet | None]:
         for item, pe in zip(v, elements):
             if pe is None or pe in duplicates:
                 continue
-            _, below = _fields(item, spec.element)
+            _, below = _fields(item, list_spec.element)
             out.members.add(pe)
             if below is not None and (below.members or below.children):
                 out.children[pe] = below
         return False, out
     if kind == _MAP:
-        spec = atom.map
-        if spec.relationship == ATOMIC:
+        map_spec = atom.map
+        assert map_spec is not None  # _pick picked _MAP
+        if map_spec.relationship == ATOMIC:
             return True, None
         if type(v) is not dict:
             return False, None
         out = FieldSet()
-        fields = spec.fields
+        fields = map_spec.fields
         for name, item in v.items():
             pe = (0, name)
             declared = fields.get(name)
-            child = declared.type if declared is not None else (spec.element or tr.schema.untyped_atomic)
+            child = declared.type if declared is not None else (map_spec.element or tr.schema.untyped_atomic)
             member, below = _fields(item, child)
             if member or item is None or (type(item) is dict and not item) or declared is None:
                 out.members.add(pe)
@@ -373,7 +391,7 @@ def compare(lhs: Any, rhs: Any, tr: TypeRef) -> Comparison:
     return out
 
 
-def _compare(lhs: Any, rhs: Any, tr: TypeRef, path: tuple, out: Comparison) -> None:
+def _compare(lhs: Any, rhs: Any, tr: TypeRef, path: Path, out: Comparison) -> None:
     if lhs is rhs and lhs is not MISSING:
         return  # the same value (merging shares what it did not change)
     atom = tr.atom
@@ -393,7 +411,7 @@ def _compare(lhs: Any, rhs: Any, tr: TypeRef, path: tuple, out: Comparison) -> N
             out.removed.insert(path)
 
 
-def _compare_leaf(lhs: Any, rhs: Any, path: tuple, out: Comparison) -> bool:
+def _compare_leaf(lhs: Any, rhs: Any, path: Path, out: Comparison) -> bool:
     if not path:
         return True
     if lhs is MISSING:
@@ -405,38 +423,40 @@ def _compare_leaf(lhs: Any, rhs: Any, path: tuple, out: Comparison) -> bool:
     return True
 
 
-def _compare_as(kind: int, lhs: Any, rhs: Any, tr: TypeRef, path: tuple, out: Comparison) -> bool:
+def _compare_as(kind: int, lhs: Any, rhs: Any, tr: TypeRef, path: Path, out: Comparison) -> bool:
     """Compare as one form of the type; True when the node was compared as a leaf."""
     atom = tr.atom
     if kind == _SCALAR:
         return _compare_leaf(lhs, rhs, path, out)
     if kind == _LIST:
-        spec = atom.list
+        list_spec = atom.list
+        assert list_spec is not None  # _pick picked _LIST
         left, right = _as_list(lhs), _as_list(rhs)
-        if spec.relationship == ATOMIC or (not left and not right):
+        if list_spec.relationship == ATOMIC or (not left and not right):
             return _compare_leaf(lhs, rhs, path, out)
-        _compare_items(spec, tr, left or [], right or [], path, out)
+        _compare_items(list_spec, tr, left or [], right or [], path, out)
         return False
     if kind == _MAP:
-        spec = atom.map
-        left, right = _as_map(lhs), _as_map(rhs)
-        if spec.relationship == ATOMIC or (not left and not right):
+        map_spec = atom.map
+        assert map_spec is not None  # _pick picked _MAP
+        left_map, right_map = _as_map(lhs), _as_map(rhs)
+        if map_spec.relationship == ATOMIC or (not left_map and not right_map):
             return _compare_leaf(lhs, rhs, path, out)
-        left = left or {}
-        right = right or {}
-        for name, item in left.items():
-            _compare(item, right.get(name, MISSING), _child_type(tr, name), path + ((0, name),), out)
-        for name, item in right.items():
-            if name not in left:
+        left_map = left_map or {}
+        right_map = right_map or {}
+        for name, item in left_map.items():
+            _compare(item, right_map.get(name, MISSING), _child_type(tr, name), path + ((0, name),), out)
+        for name, item in right_map.items():
+            if name not in left_map:
                 _compare(MISSING, item, _child_type(tr, name), path + ((0, name),), out)
         return False
     return False
 
 
-def _compare_items(spec: Any, tr: TypeRef, left: list, right: list, path: tuple, out: Comparison) -> None:
-    order: list = []
-    lvalues: dict = {}
-    rvalues: dict = {}
+def _compare_items(spec: ListSpec, tr: TypeRef, left: list[Any], right: list[Any], path: Path, out: Comparison) -> None:
+    order: list[PathElement] = []
+    lvalues: dict[PathElement, list[Any]] = {}
+    rvalues: dict[PathElement, list[Any]] = {}
     for item in left:
         try:
             pe = _item_element(tr, spec, item)
@@ -459,8 +479,8 @@ def _compare_items(spec: Any, tr: TypeRef, left: list, right: list, path: tuple,
             if pe not in lvalues:
                 order.append(pe)
     for pe in order:
-        litems = lvalues.get(pe, ())
-        ritems = rvalues.get(pe, ())
+        litems: Sequence[Any] = lvalues.get(pe, ())
+        ritems: Sequence[Any] = rvalues.get(pe, ())
         item_path = path + (pe,)
         if len(litems) <= 1 and len(ritems) <= 1:
             _compare(litems[0] if litems else MISSING, ritems[0] if ritems else MISSING, spec.element, item_path, out)
@@ -489,26 +509,28 @@ def merge(lhs: Any, rhs: Any, tr: TypeRef) -> Any:
     atom = tr.atom
     kind = _pick(atom, rhs)
     if kind == _LIST:
-        spec = atom.list
+        list_spec = atom.list
+        assert list_spec is not None  # _pick picked _LIST
         left, right = _as_list(lhs), _as_list(rhs)
-        if spec.relationship == ATOMIC or (not left and not right):
+        if list_spec.relationship == ATOMIC or (not left and not right):
             return rhs if rhs is not MISSING else lhs
-        items = _merge_items(spec, tr, left or [], right or [])
+        items = _merge_items(list_spec, tr, left or [], right or [])
         return items if items else MISSING
     if kind == _MAP:
-        spec = atom.map
-        left, right = _as_map(lhs), _as_map(rhs)
-        if spec.relationship == ATOMIC or (not left and not right):
+        map_spec = atom.map
+        assert map_spec is not None  # _pick picked _MAP
+        left_map, right_map = _as_map(lhs), _as_map(rhs)
+        if map_spec.relationship == ATOMIC or (not left_map and not right_map):
             return rhs if rhs is not MISSING else lhs
-        left = left or {}
-        right = right or {}
+        left_map = left_map or {}
+        right_map = right_map or {}
         merged: dict[str, Any] = {}
-        for name, item in left.items():
-            result = merge(item, right.get(name, MISSING), _child_type(tr, name))
+        for name, item in left_map.items():
+            result = merge(item, right_map.get(name, MISSING), _child_type(tr, name))
             if result is not MISSING:
                 merged[name] = result
-        for name, item in right.items():
-            if name not in left:
+        for name, item in right_map.items():
+            if name not in left_map:
                 result = merge(MISSING, item, _child_type(tr, name))
                 if result is not MISSING:
                     merged[name] = result
@@ -516,9 +538,11 @@ def merge(lhs: Any, rhs: Any, tr: TypeRef) -> Any:
     return rhs if rhs is not MISSING else lhs
 
 
-def _index_items(spec: Any, tr: TypeRef, items: list, allow_duplicates: bool) -> tuple[list, dict]:
-    elements: list = []
-    observed: dict = {}
+def _index_items(
+    spec: ListSpec, tr: TypeRef, items: list[Any], allow_duplicates: bool
+) -> tuple[list[PathElement], dict[PathElement, Any]]:
+    elements: list[PathElement] = []
+    observed: dict[PathElement, Any] = {}
     for i, item in enumerate(items):
         try:
             pe = _item_element(tr, spec, item)
@@ -534,7 +558,7 @@ def _index_items(spec: Any, tr: TypeRef, items: list, allow_duplicates: bool) ->
     return elements, observed
 
 
-def _merge_items(spec: Any, tr: TypeRef, left: list, right: list) -> list:
+def _merge_items(spec: ListSpec, tr: TypeRef, left: list[Any], right: list[Any]) -> list[Any]:
     """SMD's list merge: the applied order for applied items, live-only items kept where
     they were relative to them."""
     relems, robserved = _index_items(spec, tr, right, False)
@@ -542,8 +566,8 @@ def _merge_items(spec: Any, tr: TypeRef, left: list, right: list) -> list:
     shared = [pe for pe in relems if pe in lobserved]
     shared.reverse()
     next_shared = shared.pop() if shared else None
-    merged_right: set = set()
-    out: list = []
+    merged_right: set[PathElement] = set()
+    out: list[Any] = []
     element = spec.element
     li, ri, llen, rlen = 0, 0, len(lelems), len(relems)
     while li < llen or ri < rlen:
@@ -594,13 +618,14 @@ def remove_items(v: Any, items: FieldSet, tr: TypeRef) -> Any:
     if kind == _SCALAR:
         return v
     if kind == _LIST:
-        spec = atom.list
-        if type(v) is not list or not v or spec.relationship == ATOMIC:
+        list_spec = atom.list
+        assert list_spec is not None  # _pick picked _LIST
+        if type(v) is not list or not v or list_spec.relationship == ATOMIC:
             return None
-        kept = []
+        kept: list[Any] = []
         for item in v:
             try:
-                pe = _item_element(tr, spec, item)
+                pe = _item_element(tr, list_spec, item)
             except ValueError:
                 kept.append(item)
                 continue
@@ -608,14 +633,15 @@ def remove_items(v: Any, items: FieldSet, tr: TypeRef) -> Any:
                 continue
             below = items.children.get(pe)
             if below is not None and not below.empty():
-                item = remove_items(item, below, spec.element)
+                item = remove_items(item, below, list_spec.element)
             kept.append(item)
         return kept if kept else None
     if kind == _MAP:
-        spec = atom.map
-        if type(v) is not dict or not v or spec.relationship == ATOMIC:
+        map_spec = atom.map
+        assert map_spec is not None  # _pick picked _MAP
+        if type(v) is not dict or not v or map_spec.relationship == ATOMIC:
             return None
-        out = {}
+        out: dict[str, Any] = {}
         for name, item in v.items():
             pe = (0, name)
             if pe in items.members:
@@ -638,9 +664,9 @@ def ensure_named_fields_are_members(fields: FieldSet, tr: TypeRef | None) -> Fie
     atom = tr.atom
     spec_map, spec_list = atom.map, atom.list
     members = set(fields.members)
-    children = {}
+    children: dict[PathElement, FieldSet] = {}
     for pe, child in fields.children.items():
-        child_type = None
+        child_type: TypeRef | None = None
         if pe[0] == 0 and spec_map is not None:
             declared = spec_map.fields.get(pe[1])
             if declared is not None:
@@ -665,13 +691,13 @@ def reconcile_field_set(fields: FieldSet, tr: TypeRef) -> FieldSet | None:
     return fields.recursive_difference(to_remove).union(to_add)
 
 
-def _reconcile(fields: FieldSet | None, tr: TypeRef, path: tuple, is_atomic: bool, to_remove: FieldSet, to_add: FieldSet) -> None:
+def _reconcile(fields: FieldSet | None, tr: TypeRef, path: Path, is_atomic: bool, to_remove: FieldSet, to_add: FieldSet) -> None:
     atom = tr.atom
     if atom.map is not None:
-        spec = atom.map
-        if not spec.fields and _untyped_deduced(spec.element):
+        map_spec = atom.map
+        if not map_spec.fields and _untyped_deduced(map_spec.element):
             return
-        if not is_atomic and spec.relationship == ATOMIC:
+        if not is_atomic and map_spec.relationship == ATOMIC:
             if fields is not None and not fields.empty():
                 to_remove.insert(path)
                 to_add.insert(path)
@@ -680,8 +706,8 @@ def _reconcile(fields: FieldSet | None, tr: TypeRef, path: tuple, is_atomic: boo
             for pe, member in _elements(fields):
                 if pe[0] != 0:
                     continue
-                declared = spec.fields.get(pe[1])
-                child = declared.type if declared is not None else spec.element
+                declared = map_spec.fields.get(pe[1])
+                child = declared.type if declared is not None else map_spec.element
                 if child is not None:
                     below = fields.children.get(pe)
                     _reconcile(below, child, path + (pe,), member and below is None, to_remove, to_add)
@@ -689,15 +715,15 @@ def _reconcile(fields: FieldSet | None, tr: TypeRef, path: tuple, is_atomic: boo
     if atom.scalar is not None:
         return
     if atom.list is not None:
-        spec = atom.list
-        if not is_atomic and spec.relationship == ATOMIC:
+        list_spec = atom.list
+        if not is_atomic and list_spec.relationship == ATOMIC:
             to_remove.insert(path)
             to_add.insert(path)
             return
         if fields is not None:
             for pe, member in _elements(fields):
                 below = fields.children.get(pe)
-                _reconcile(below, spec.element, path + (pe,), member and below is None, to_remove, to_add)
+                _reconcile(below, list_spec.element, path + (pe,), member and below is None, to_remove, to_add)
 
 
 def _untyped_deduced(element: TypeRef | None) -> bool:

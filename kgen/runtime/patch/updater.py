@@ -16,7 +16,7 @@ share one schema.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from typing import Any
+from typing import Any, Protocol, TypeAlias
 
 from kgen.runtime.patch.fieldpath import FieldSet, Path, path_string
 from kgen.runtime.patch.schema import TypeRef
@@ -32,7 +32,17 @@ from kgen.runtime.patch.typed import (
     to_field_set,
 )
 
-__all__ = ["Typed", "VersionedSet", "Conflict", "Conflicts", "MissingVersionError", "SameTypeConverter", "Updater"]
+__all__ = [
+    "Typed",
+    "VersionedSet",
+    "Managers",
+    "Conflict",
+    "Conflicts",
+    "MissingVersionError",
+    "Converter",
+    "SameTypeConverter",
+    "Updater",
+]
 
 
 class Typed:
@@ -62,6 +72,10 @@ class VersionedSet:
 
     def __repr__(self) -> str:
         return f"VersionedSet({self.set!r}, {self.api_version!r}, applied={self.applied})"
+
+
+Managers: TypeAlias = dict[Hashable, VersionedSet]
+"""Each manager's fields, by the manager's key."""
 
 
 class Conflict:
@@ -96,6 +110,13 @@ class MissingVersionError(LookupError):
     """The converter does not know this API version (managers of it are dropped)."""
 
 
+class Converter(Protocol):
+    """What the Updater compares objects of other API versions through."""
+
+    def convert(self, obj: Typed, version: str) -> Typed:
+        """`obj` in `version`; MissingVersionError when the version is unknown."""
+
+
 class SameTypeConverter:
     """A converter for API versions that share a schema: values are not changed. With a
     mapping, each version has its own type and an unknown version is missing."""
@@ -116,7 +137,7 @@ class SameTypeConverter:
 class Updater:
     """SMD's merge.Updater."""
 
-    def __init__(self, converter: Any, ignored: Mapping[str, FieldSet] | None = None):
+    def __init__(self, converter: Converter, ignored: Mapping[str, FieldSet] | None = None):
         self.converter = converter
         """Has `convert(typed, version) -> Typed`, raising MissingVersionError."""
         self.ignored = dict(ignored or {})
@@ -134,10 +155,10 @@ class Updater:
         return fields.recursive_difference(ignored) if ignored is not None else fields
 
     def _update(
-        self, old: Typed, new: Typed, version: str, managers: dict, workflow: Hashable, force: bool
-    ) -> tuple[dict, Comparison]:
-        conflicts: dict = {}
-        removed: dict = {}
+        self, old: Typed, new: Typed, version: str, managers: Managers, workflow: Hashable, force: bool
+    ) -> tuple[Managers, Comparison]:
+        conflicts: dict[Hashable, FieldSet] = {}
+        removed: dict[Hashable, FieldSet] = {}
         comparison = self._compare(old, new, version)
         versions = {version: comparison}
         for manager, owned in list(managers.items()):
@@ -167,7 +188,9 @@ class Updater:
             del managers[manager]
         return managers, comparison
 
-    def update(self, live: Typed, new: Typed, version: str, managers: Mapping, manager: Hashable) -> dict:
+    def update(
+        self, live: Typed, new: Typed, version: str, managers: Mapping[Hashable, VersionedSet], manager: Hashable
+    ) -> Managers:
         """The managers after `manager` turned `live` into `new` by an update (create,
         update, or a patch other than apply); `new` is what will be stored."""
         managers = self._reconcile(live, managers)
@@ -183,8 +206,14 @@ class Updater:
         return managers
 
     def apply(
-        self, live: Typed, config: Typed, version: str, managers: Mapping, manager: Hashable, force: bool
-    ) -> tuple[Typed | None, dict]:
+        self,
+        live: Typed,
+        config: Typed,
+        version: str,
+        managers: Mapping[Hashable, VersionedSet],
+        manager: Hashable,
+        force: bool,
+    ) -> tuple[Typed | None, Managers]:
         """Merge `config` into `live` for `manager`: (the new object, or None when the
         apply changes nothing, and the managers). Raises `Conflicts` unless `force`."""
         managers = self._reconcile(live, managers)
@@ -198,7 +227,7 @@ class Updater:
             return None, managers
         return new, managers
 
-    def _prune(self, merged: Typed, managers: dict, applying: Hashable, last: VersionedSet | None) -> Typed:
+    def _prune(self, merged: Typed, managers: Managers, applying: Hashable, last: VersionedSet | None) -> Typed:
         """Remove what `applying` applied last time and no longer applies, unless another
         manager (or its new configuration) owns it."""
         if last is None or last.set.empty():
@@ -218,7 +247,7 @@ class Updater:
         pruned = self._add_back_dangling(converted, pruned, last)
         return self._convert(pruned, managers[applying].api_version)
 
-    def _add_back_owned(self, merged: Typed, pruned: Typed, pruned_version: str, managers: dict) -> Typed:
+    def _add_back_owned(self, merged: Typed, pruned: Typed, pruned_version: str, managers: Managers) -> Typed:
         by_version: dict[str, FieldSet] = {}
         for owned in managers.values():
             by_version[owned.api_version] = by_version.get(owned.api_version, FieldSet()).union(owned.set)
@@ -249,9 +278,9 @@ class Updater:
         last_set = ensure_named_fields_are_members(last.set, tr)
         return Typed(remove_items(merged.value, merged_set.difference(pruned_set).intersection(last_set), tr), tr)
 
-    def _reconcile(self, live: Typed, managers: Mapping) -> dict:
+    def _reconcile(self, live: Typed, managers: Mapping[Hashable, VersionedSet]) -> Managers:
         """Managers' sets fixed for schema changes (granular made atomic) since recorded."""
-        out: dict = {}
+        out: Managers = {}
         for manager, owned in managers.items():
             try:
                 converted = self._convert(live, owned.api_version)

@@ -18,6 +18,10 @@ finalizers and watch history as kube-apiserver serves them; errors are `APIError
         ...
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from kgen.runtime.store.backend import (
     Backend,
     BackendError,
@@ -47,6 +51,9 @@ from kgen.runtime.store.selectors import (
 )
 from kgen.runtime.store.sqlite import SqliteBackend
 from kgen.runtime.store.watch import INITIAL_EVENTS_END, Watch, WatchEvent
+
+if TYPE_CHECKING:
+    from kgen.runtime.store.etcd import EtcdBackend
 
 __all__ = [
     "Backend",
@@ -87,7 +94,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> type[EtcdBackend]:
     # The etcd backend imports httpx; load it only when asked for.
     if name == "EtcdBackend":
         from kgen.runtime.store.etcd import EtcdBackend

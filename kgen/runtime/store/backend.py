@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import abc
 import enum
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 
@@ -158,7 +159,7 @@ class BackendWatch(abc.ABC):
     def close(self) -> None:
         """Stop the feed; a blocked `next()` returns None soon after."""
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[WatchBatch]:
         while True:
             batch = self.next()
             if batch is None:

@@ -22,6 +22,7 @@ reason and message kube-apiserver answers with.
 
 from __future__ import annotations
 
+import builtins
 import collections
 import threading
 import time
@@ -255,9 +256,10 @@ class ResourceStore(WriteOperations):
                 metadata["remainingItemCount"] = count - limit
         return {"apiVersion": self.info.api_version, "kind": self.info.list_kind_name, "metadata": metadata, "items": items}
 
+    # builtins.list: in this class body `list` is the method above.
     def _read_list(
         self, prefix: str, start: str, at: int, limit: int, matches: Callable[[dict[str, Any]], bool] | None
-    ) -> tuple[list[dict[str, Any]], int, str | None, int]:
+    ) -> tuple[builtins.list[dict[str, Any]], int, str | None, int]:
         """(items, snapshot revision, the next page's start key or None, the backend's count
         of keys from the last chunk's start), reading chunks as the etcd3 store does."""
         items: list[dict[str, Any]] = []

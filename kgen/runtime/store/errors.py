@@ -7,8 +7,13 @@ client (kubectl, client-go, the official Python client) sees what a real cluster
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from kgen.runtime.scheme import APIError, StatusCause
 from kgen.runtime.validation.field import FieldError, invalid_error
+
+if TYPE_CHECKING:
+    from kgen.runtime.apimachinery.meta.v1.models import Status
 
 #: storage/etcd3's messages for reads of compacted history.
 EXPIRED_LIST = "The resourceVersion for the provided list is too old."
@@ -34,7 +39,7 @@ class ResourceExpired(APIError):
         super().__init__(410, "Expired", message)
         self.continue_token = continue_token
 
-    def to_status(self):
+    def to_status(self) -> Status:
         """This error as a metav1.Status, with `metadata.continue` when there is a token."""
         status = super().to_status()
         if self.continue_token:
@@ -48,6 +53,8 @@ def qualified_resource(group: str, resource: str) -> str:
 
 
 def _details(group: str, resource: str, name: str) -> dict[str, str]:
+    # Details that add retry_after_seconds (an int, as in metav1.StatusDetails) are typed
+    # dict[str, Any]: APIError's `details` parameter is declared Mapping[str, str].
     return {"name": name, "group": group, "kind": resource}
 
 
@@ -70,7 +77,7 @@ def generate_name_conflict(group: str, resource: str, name: str) -> APIError:
         f'{qualified_resource(group, resource)} "{name}" already exists, '
         "the server was not able to generate a unique name for the object"
     )
-    details = {**_details(group, resource, name), "retry_after_seconds": 1}
+    details: dict[str, Any] = {**_details(group, resource, name), "retry_after_seconds": 1}
     return APIError(409, "AlreadyExists", message, details=details)
 
 
@@ -92,12 +99,13 @@ def too_old_resource_version(requested: int, oldest: int) -> ResourceExpired:
 
 def too_large_resource_version(minimum: int, current: int) -> APIError:
     """504 Timeout for a resourceVersion the store has not reached (NewTooLargeResourceVersionError)."""
+    details: dict[str, Any] = {"retry_after_seconds": 1}
     return APIError(
         504,
         "Timeout",
         f"Too large resource version: {minimum}, current: {current}",
         [StatusCause("ResourceVersionTooLarge", "Too large resource version")],
-        {"retry_after_seconds": 1},
+        details,
     )
 
 
@@ -117,7 +125,7 @@ def server_timeout(group: str, resource: str, operation: str) -> APIError:
         f"The {operation} operation against {qualified_resource(group, resource)} "
         "could not be completed at this time, please try again."
     )
-    details = {"name": operation, "group": group, "kind": resource, "retry_after_seconds": 2}
+    details: dict[str, Any] = {"name": operation, "group": group, "kind": resource, "retry_after_seconds": 2}
     return APIError(500, "ServerTimeout", message, details=details)
 
 

@@ -80,7 +80,7 @@ class EtcdBackend(Backend):
         except httpx.TransportError as error:
             raise UnavailableError(f"etcd at {self.endpoint}: {error}") from error
         try:
-            data = response.json()
+            data: dict[str, Any] = response.json()
         except ValueError:
             raise BackendError(f"etcd {path}: HTTP {response.status_code}: {response.text[:200]}") from None
         if response.status_code != 200 or "error" in data:

@@ -143,7 +143,7 @@ class SqliteBackend(Backend):
         return revision, compacted
 
     def _next_revision(self, conn: sqlite3.Connection) -> int:
-        revision = conn.execute("SELECT value FROM meta WHERE name = 'revision'").fetchone()[0] + 1
+        revision: int = conn.execute("SELECT value FROM meta WHERE name = 'revision'").fetchone()[0] + 1
         conn.execute("UPDATE meta SET value = ? WHERE name = 'revision'", (revision,))
         return revision
 

@@ -114,6 +114,7 @@ class Watch:
         if self._deadline is not None and now >= self._deadline:
             self._done = True
             return
+        assert self._cache is not None  # only a failed watch has no cache, and it is done
         try:
             events, seen = self._cache.events_after(self._position)
         except TooOld as error:
@@ -148,10 +149,10 @@ class Watch:
             return WatchEvent(DELETED, previous) if previous is not None else None
         current_passes = current is not None and self._matches(current)
         previous_passes = previous is not None and self._matches(previous)
-        if current_passes:
-            return WatchEvent(MODIFIED if previous_passes else ADDED, current)  # type: ignore[arg-type]
-        if previous_passes:
-            return WatchEvent(DELETED, previous)  # type: ignore[arg-type]
+        if current_passes and current is not None:
+            return WatchEvent(MODIFIED if previous_passes else ADDED, current)
+        if previous_passes and previous is not None:
+            return WatchEvent(DELETED, previous)
         return None
 
     def _wait_time(self) -> float:
@@ -182,6 +183,7 @@ class Watch:
                 wait = min(wait, deadline - time.monotonic())
                 if wait <= 0:
                     return None
+            assert self._cache is not None  # only a failed watch has no cache, and it is done
             self._cache.wait(self._position, wait)
 
     def __iter__(self) -> Watch:
@@ -205,6 +207,7 @@ class Watch:
             self._poll()
             if self._ready or self._done:
                 continue
+            assert self._cache is not None  # only a failed watch has no cache, and it is done
             await self._cache.wait_async(self._position, self._wait_time())
 
     def __enter__(self) -> Watch:

@@ -19,7 +19,7 @@ import threading
 import time
 from typing import Any
 
-from kgen.runtime.store.backend import Backend, CompactedError, Event, UnavailableError
+from kgen.runtime.store.backend import Backend, BackendWatch, CompactedError, Event, UnavailableError
 from kgen.runtime.store.resource import decode_object
 
 
@@ -83,7 +83,7 @@ class WatchCache:
         self._closed = False
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
-        self._feed = None
+        self._feed: BackendWatch | None = None
         self._async_waiters: dict[asyncio.AbstractEventLoop, set[asyncio.Future[None]]] = {}
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -126,7 +126,9 @@ class WatchCache:
                     if self._stopping.wait(backoff):
                         return
                     self._reopen(None)
-                batch = self._feed.next(timeout=1.0)  # type: ignore[union-attr]
+                feed = self._feed
+                assert feed is not None  # start() opens it before it starts this thread
+                batch = feed.next(timeout=1.0)
                 backoff = 0.0
             except CompactedError as error:
                 # The feed fell behind a compaction: what came before it is gone for watchers.

@@ -13,7 +13,7 @@ import random
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgen.runtime.scheme import APIError
 from kgen.runtime.store import errors
@@ -91,7 +91,7 @@ class WriteOperations(StoreBase):
             raise invalid_error(self.info.group, self.info.kind, "", [required(path, "name or generateName is required")])
         attempts = _GENERATE_NAME_ATTEMPTS if generate and not name else 1
         for attempt in range(attempts):
-            candidate = json_copy(obj)
+            candidate: dict[str, Any] = json_copy(obj)
             candidate["metadata"] = meta = dict(candidate.get("metadata") or {})
             if not name:
                 meta["name"] = generate + "".join(random.choice(_NAME_ALPHABET) for _ in range(5))
@@ -414,6 +414,21 @@ class WriteOperations(StoreBase):
         result["items"] = items
         result["metadata"] = {k: v for k, v in listed["metadata"].items() if limit or k == "resourceVersion"}
         return result
+
+    if TYPE_CHECKING:
+        # ResourceStore's, which delete_collection calls. Declared last: in a class body a
+        # method named `list` hides the builtin from the annotations that follow it.
+        def list(
+            self,
+            namespace: str = "",
+            *,
+            label_selector: str = "",
+            field_selector: str = "",
+            limit: int = 0,
+            continue_token: str = "",
+            resource_version: str = "",
+            resource_version_match: str = "",
+        ) -> dict[str, Any]: ...
 
 
 def _go_strings(values: list[str]) -> str:
