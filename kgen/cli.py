@@ -359,6 +359,93 @@ def init(group: str, api_version: str, kind: str, module: str | None, directory:
     )
 
 
+@main.command(
+    epilog=EXIT_CODES + """
+
+\b
+Examples:
+  kgen serve                                  the API of apis/ on http://127.0.0.1:8080, in memory
+  KUBECONFIG=~/.cache/kgen/serve/kubeconfig kubectl get frobbers
+  kgen serve --storage sqlite:.kgen/api.db --kubeconfig kubeconfig --port 0
+  kgen serve --address 0.0.0.0                TLS with a self-signed certificate and a token
+  kgen serve --storage etcd:http://127.0.0.1:2379
+""",
+)
+@_input_options
+@click.option("--address", default="127.0.0.1", show_default=True, help="Address to listen on; any but loopback means TLS and a bearer token.")
+@click.option("--port", type=click.IntRange(0, 65535), help="Port to listen on (default 8080, or 6443 with TLS; 0: any free port).")
+@click.option(
+    "--storage", default="sqlite::memory:", show_default=True, metavar="URL",
+    help="sqlite:PATH, sqlite::memory: or etcd:http://HOST:PORT.",
+)  # fmt: skip
+@click.option(
+    "--kubeconfig", "kubeconfig_path", type=click.Path(dir_okay=False, path_type=Path),
+    help="Where to write the kubeconfig for this server (default: kgen's cache directory, serve/kubeconfig).",
+)  # fmt: skip
+@click.option("--tls/--no-tls", default=None, help="Serve HTTPS with a self-signed certificate and require a token (default: off on loopback only).")
+@click.option("--token", envvar="KGEN_SERVE_TOKEN", help="The bearer token clients must send (default: a random one, with TLS).")
+@click.option("--feature-gates", metavar="GATE=BOOL[,...]", default="", help="Feature gates the API's conversions and validation see.")
+@click.option("--storage-prefix", default="/registry/", show_default=True, help="Key prefix of the objects in the storage.")
+@click.option("--max-requests-inflight", type=click.IntRange(min=0), default=400, show_default=True, help="Read-only requests at once before 429 (0: no limit).")
+@click.option("--max-mutating-requests-inflight", type=click.IntRange(min=0), default=200, show_default=True, help="Writes at once before 429 (0: no limit).")
+@click.option(
+    "--compaction-interval", type=click.FloatRange(min=0), default=300.0, show_default=True, metavar="SECONDS",
+    help="How often history older than --history-seconds is compacted (0: never).",
+)  # fmt: skip
+@click.option(
+    "--history-seconds", type=click.FloatRange(min=0), default=300.0, show_default=True, metavar="SECONDS",
+    help="History kept for watches and paging; older resourceVersions are 410 Gone once compacted.",
+)  # fmt: skip
+@click.option(
+    "--bookmark-interval", type=click.FloatRange(min=0.01), default=60.0, show_default=True, metavar="SECONDS",
+    help="How often watches that allow bookmarks get a BOOKMARK event.",
+)  # fmt: skip
+def serve(
+    config_path, input_dir, module, import_map, tags, verbose, address, port, storage, kubeconfig_path, tls, token,
+    feature_gates, storage_prefix, max_requests_inflight, max_mutating_requests_inflight, compaction_interval,
+    history_seconds, bookmark_interval,
+) -> None:  # fmt: skip
+    """Serve the API (every group/version, and namespaces) so kubectl and clients can use it.
+
+    Generates the API's code into a private directory, imports it and serves it with the
+    API server's semantics: discovery, OpenAPI, validation, conversion between versions,
+    patch and server-side apply, watch, Table output. Writes a kubeconfig for itself."""
+
+    @_guarded
+    def prepare():
+        # Generating runs on kgen's deep-stack thread; serving then runs on the main thread,
+        # where uvicorn hears SIGINT and SIGTERM and shuts down gracefully.
+        from kgen.serve import ServeError, ServeOptions
+        from kgen.serve import prepare as prepare_server
+
+        gates: dict[str, bool] = {}
+        for item in filter(None, (part.strip() for part in feature_gates.split(","))):
+            gate, _, value = item.partition("=")
+            if value.lower() not in ("true", "false"):
+                raise OptionsError(f"--feature-gates {item}: expected GATE=true or GATE=false")
+            gates[gate.strip()] = value.lower() == "true"
+        options = _options(config_path, input_dir, module, import_map, tags)
+        settings = ServeOptions(
+            address=address, port=port, storage=storage, kubeconfig=kubeconfig_path, tls=tls, token=token,
+            feature_gates=gates, storage_prefix=storage_prefix, max_requests_inflight=max_requests_inflight,
+            max_mutating_requests_inflight=max_mutating_requests_inflight, compaction_interval=compaction_interval,
+            history_seconds=history_seconds, bookmark_interval=bookmark_interval, access_log=verbose,
+        )  # fmt: skip
+        try:
+            return prepare_server(options, settings, say=lambda line: click.echo(line, err=True))
+        except ServeError as err:
+            raise OptionsError(str(err)) from None
+
+    server = prepare()
+    from kgen.serve import ServeError
+
+    try:
+        server.run()
+    except ServeError as err:
+        _console.error(str(err))
+        sys.exit(EXIT_INPUT)
+
+
 @main.command(name="bootstrap-runtime")
 @click.option("--verify-only", is_flag=True, help="Write nothing; exit 1 when kgen's runtime models drifted.")
 @_guarded

@@ -1,0 +1,184 @@
+"""What the server serves: every group/version of the API and the built-in `namespaces`.
+
+An `Endpoint` is one resource in one served version (`/apis/example.kgen.dev/v1/frobbers`):
+its names and scope, the store it reads and writes (in the storage version, shared by
+every version of the resource), the request flow that converts between the two, and
+the schema server-side apply works with. `ServedAPI` finds endpoints by URL and lists the
+groups, versions and resources discovery shows.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from kgen.runtime.scheme import APIError, version_priority
+from kgen.runtime.store import Engine, ResourceInfo, ResourceStore
+from kgen.runtime.store.aio import AsyncResourceStore
+from kgen.serve.flow import KindFlow
+from kgen.serve.loader import LoadedAPI, PrinterColumn, Resource, ServedVersion
+from kgen.serve.namespaces import NAMESPACES, NamespaceFlow
+
+VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
+SUBRESOURCE_VERBS = ("get", "patch", "update")
+
+
+@dataclass
+class Endpoint:
+    """One resource in one served version."""
+
+    resource: Resource
+    version: ServedVersion
+    flow: Any
+    """The request flow: `KindFlow`, or `NamespaceFlow` for the built-in namespaces."""
+    info: ResourceInfo
+    store: ResourceStore
+    openapi_v3: Mapping[str, Any] | None = None
+    """The group/version's OpenAPI v3 document (for server-side apply's schema)."""
+    builtin: bool = False
+    _managers: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def group(self) -> str:
+        """The API group ("" for the core group)."""
+        return self.resource.group
+
+    @property
+    def api_version(self) -> str:
+        """`group/version` (`v1` in the core group)."""
+        return f"{self.group}/{self.version.version}" if self.group else self.version.version
+
+    @property
+    def kind(self) -> str:
+        """The kind of the resource's objects."""
+        return self.resource.kind
+
+    @property
+    def list_kind(self) -> str:
+        """The kind of a list of them."""
+        return self.resource.list_kind or f"{self.resource.kind}List"
+
+    @property
+    def namespaced(self) -> bool:
+        """Whether objects live in namespaces."""
+        return self.resource.namespaced
+
+    @property
+    def printer_columns(self) -> tuple[PrinterColumn, ...]:
+        """This version's printer columns."""
+        return self.version.printer_columns
+
+    def subresources(self) -> tuple[str, ...]:
+        """The subresources this version serves (/scale is not served yet)."""
+        return ("status",) if self.version.status else ()
+
+    def async_store(self, strategy_version: str | None = None) -> AsyncResourceStore:
+        """The store for a request: writes validate the object in the request's version."""
+        if strategy_version is None:
+            return AsyncResourceStore(self.store)
+        strategy = self.flow.strategy(self.info, strategy_version)
+        return AsyncResourceStore(self.store.engine.resource(self.info, strategy))
+
+    def field_manager(self, subresource: str = "") -> Any:
+        """The server-side apply field manager of this version (and subresource)."""
+        manager = self._managers.get(subresource)
+        if manager is None:
+            from kgen.runtime.patch import FieldManager
+
+            manager = self._managers[subresource] = FieldManager(
+                self.type_ref, self.api_version, self.kind, subresource=subresource, reset_fields=self._reset_fields(subresource)
+            )
+        return manager
+
+    def _reset_fields(self, subresource: str) -> list[tuple[str, ...]]:
+        """What the endpoint wipes, which no manager owns: status on the main resource of a
+        resource with /status; everything but status on /status."""
+        if subresource == "status":
+            properties = self._root_properties()
+            return [(name,) for name in properties if name not in ("apiVersion", "kind", "metadata", "status")] or [("spec",)]
+        return [("status",)] if self.version.status else []
+
+    def _root_properties(self) -> list[str]:
+        spec = self.type_ref.atom.map
+        return list(spec.fields) if spec is not None else ["spec"]
+
+    @cached_property
+    def type_ref(self) -> Any:
+        """The kind's schema for patches and apply (from the OpenAPI v3 document)."""
+        from kgen.runtime.patch import Schema
+
+        if self.openapi_v3 is not None:
+            try:
+                return Schema.from_openapi_v3(self.openapi_v3).for_kind(self.group, self.version.version, self.kind)
+            except KeyError:
+                pass
+        return Schema.from_crd_schema({"type": "object", "x-kubernetes-preserve-unknown-fields": True}).root
+
+
+class ServedAPI:
+    """Every endpoint, by group, version and resource name."""
+
+    def __init__(self, loaded: LoadedAPI, engine: Engine, feature_gates: Mapping[str, bool] | None = None):
+        self.loaded = loaded
+        self.engine = engine
+        self.endpoints: dict[tuple[str, str, str], Endpoint] = {}
+        self.stopping = threading.Event()
+        """Set when the server shuts down (background work stops)."""
+        gates = dict(feature_gates or {})
+        resources = list(loaded.resources)
+        if not any(r.group == "" and r.plural == "namespaces" for r in resources):
+            resources.append(NAMESPACES)
+        for resource in resources:
+            builtin = resource is NAMESPACES
+            storage = resource.storage
+            info = ResourceInfo(
+                group=resource.group,
+                version=resource.storage_version,
+                resource=resource.plural,
+                kind=resource.kind,
+                namespaced=resource.namespaced,
+                has_status=storage.status,
+                selectable_fields=storage.selectable_fields,
+                list_kind=resource.list_kind,
+            )
+            flow = NamespaceFlow() if builtin else KindFlow(resource.group, resource.kind, resource.storage_version, gates)
+            # Reads and deletes need no validation; namespaces keep their own strategy throughout.
+            store = engine.resource(info, flow.strategy(info, resource.storage_version)) if builtin else engine.resource(info)
+            for version in resource.versions:
+                document = loaded.openapi_v3.get(f"apis/{resource.group}/{version.version}" if resource.group else f"api/{version.version}")
+                self.endpoints[(resource.group, version.version, resource.plural)] = Endpoint(
+                    resource, version, flow, info, store, document, builtin
+                )
+
+    def endpoint(self, group: str, version: str, plural: str) -> Endpoint:
+        """The endpoint of a URL's group, version and resource; 404 NotFound when none."""
+        found = self.endpoints.get((group, version, plural))
+        if found is None:
+            raise APIError(404, "NotFound", "the server could not find the requested resource")
+        return found
+
+    def has_group_version(self, group: str, version: str) -> bool:
+        """Whether anything is served in `group/version`."""
+        return any(g == group and v == version for g, v, _ in self.endpoints)
+
+    def groups(self) -> dict[str, list[str]]:
+        """Served versions of each group (the core group ""), the preferred version first."""
+        found: dict[str, set[str]] = {}
+        for group, version, _ in self.endpoints:
+            found.setdefault(group, set()).add(version)
+        return {group: sorted(versions, key=version_priority) for group, versions in sorted(found.items())}
+
+    def endpoints_of(self, group: str, version: str) -> list[Endpoint]:
+        """Every endpoint of a group/version, by resource name."""
+        return [e for (g, v, _), e in sorted(self.endpoints.items()) if g == group and v == version]
+
+    def namespaced_stores(self) -> list[ResourceStore]:
+        """One store per namespaced resource (for namespace deletion)."""
+        seen: dict[ResourceInfo, ResourceStore] = {}
+        for endpoint in self.endpoints.values():
+            if endpoint.namespaced:
+                seen.setdefault(endpoint.info, endpoint.store)
+        return list(seen.values())

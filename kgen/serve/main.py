@@ -1,0 +1,228 @@
+"""`kgen serve`: load the API, open the storage, listen, write the kubeconfig, shut down cleanly.
+
+Storage is named by a URL: `sqlite:PATH` (a file; every acknowledged write is synced to
+disk), `sqlite::memory:` (the default: gone when the server stops) or
+`etcd:http://HOST:PORT` (etcd v3). On SIGINT or SIGTERM the server stops accepting
+connections, ends every watch, lets running requests finish, then closes the store.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+from kgen.runtime.store import Engine, Retention
+from kgen.runtime.store.backend import Backend
+from kgen.serve import kubeconfig, security
+
+class ServeError(Exception):
+    """Settings the server cannot start with (exit code 2)."""
+
+
+@dataclass
+class ServeOptions:
+    """How `kgen serve` runs."""
+
+    address: str = "127.0.0.1"
+    port: int | None = None
+    """None: 8080 on loopback without TLS, else 6443; 0: any free port."""
+    storage: str = "sqlite::memory:"
+    kubeconfig: Path | None = None
+    tls: bool | None = None
+    """None: TLS and a token exactly when the address is not loopback."""
+    token: str | None = None
+    feature_gates: dict[str, bool] = field(default_factory=dict)
+    storage_prefix: str = "/registry/"
+    max_requests_inflight: int = 400
+    max_mutating_requests_inflight: int = 200
+    compaction_interval: float = 300.0
+    """Seconds between compactions of history (kube-apiserver's --etcd-compaction-interval); 0: never."""
+    history_seconds: float = 300.0
+    """How much history (in seconds) compaction keeps for watches and paging."""
+    bookmark_interval: float = 60.0
+    """How often watches that allow bookmarks get one, in seconds."""
+    access_log: bool = False
+
+
+def default_kubeconfig() -> Path:
+    """Where the kubeconfig goes unless told: kgen's cache directory (else the temp directory)."""
+    from kgen.render import cache_root
+
+    root = cache_root()
+    return (root if root is not None else Path(tempfile.gettempdir()) / "kgen") / "serve" / "kubeconfig"
+
+
+def open_storage(url: str) -> Backend:
+    """The backend a storage URL names."""
+    if url in ("sqlite::memory:", "memory"):
+        from kgen.runtime.store import SqliteBackend
+
+        return SqliteBackend(":memory:")
+    if url.startswith("sqlite:"):
+        from kgen.runtime.store import SqliteBackend
+
+        path = Path(url[len("sqlite:") :]).expanduser()
+        if not str(path):
+            raise ServeError("--storage sqlite:PATH needs a file path (or sqlite::memory:)")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # FULL: a write the server acknowledged survives a crash of the machine too.
+        return SqliteBackend(path, synchronous="FULL")
+    if url.startswith("etcd:"):
+        from kgen.runtime.store.etcd import EtcdBackend
+
+        endpoint = url[len("etcd:") :]
+        if not endpoint.startswith(("http://", "https://")):
+            raise ServeError(f"--storage {url}: give etcd's client URL, as in etcd:http://127.0.0.1:2379")
+        backend = EtcdBackend(endpoint)
+        try:
+            backend.current_revision()
+        except Exception as error:  # noqa: BLE001 - say which store cannot be reached
+            raise ServeError(f"--storage {url}: etcd does not answer: {error}") from None
+        return backend
+    raise ServeError(f"--storage {url}: expected sqlite:PATH, sqlite::memory: or etcd:http://HOST:PORT")
+
+
+def serve(api_options: Any, options: ServeOptions, say: Callable[[str], None] = print) -> None:
+    """Load the API for `api_options` (kgen's Options) and serve it until interrupted."""
+    prepare(api_options, options, say).run()
+
+
+@dataclass
+class PreparedServer:
+    """A server whose API is loaded and storage open, ready to listen; `run()` it on the
+    main thread (uvicorn stops gracefully on SIGINT and SIGTERM only there)."""
+
+    config: Any
+    app: Any
+    engine: Engine
+    backend: Backend
+    started: Any
+    secrets_dir: Path | None = None
+
+    def run(self) -> None:
+        """Serve until interrupted, then close the store."""
+        try:
+            _Server(self.config, self.started, self.app.state.watches).run()
+        except SystemExit as stop:
+            if stop.code:  # uvicorn could not start (it said why): a setting, not a crash
+                raise ServeError(f"cannot serve on {self.config.host}:{self.config.port}") from None
+            raise
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Close the store (and remove the TLS key)."""
+        self.engine.close()
+        self.backend.close()
+        if self.secrets_dir is not None:
+            shutil.rmtree(self.secrets_dir, ignore_errors=True)
+
+
+def prepare(api_options: Any, options: ServeOptions, say: Callable[[str], None] = print) -> PreparedServer:
+    """Load the API (generating its code), open the storage, build the application."""
+    from kgen.serve.api import ServedAPI
+    from kgen.serve.app import create_app, startup
+    from kgen.serve.loader import LoadError, load
+
+    try:
+        loaded = load(api_options)
+    except LoadError as error:
+        raise ServeError(str(error)) from None
+    tls = options.tls if options.tls is not None else not security.is_loopback(options.address)
+    token = options.token or (security.new_token() if tls else None)
+    port = options.port if options.port is not None else (6443 if tls else 8080)
+    backend = open_storage(options.storage)
+    engine = Engine(
+        backend,
+        prefix=options.storage_prefix if options.storage_prefix.endswith("/") else options.storage_prefix + "/",
+        retention=Retention(seconds=options.history_seconds),
+        compaction_interval=options.compaction_interval or None,
+        bookmark_interval=options.bookmark_interval,
+    )
+    secrets_dir = None
+    try:
+        api = ServedAPI(loaded, engine, options.feature_gates)
+        startup(api)
+        app = create_app(
+            api, token=token, max_requests_inflight=options.max_requests_inflight,
+            max_mutating_requests_inflight=options.max_mutating_requests_inflight,
+        )  # fmt: skip
+        certificate = None
+        ssl: dict[str, Any] = {}
+        if tls:
+            certificate = security.self_signed_certificate(options.address)
+            secrets_dir = Path(tempfile.mkdtemp(prefix="kgen-serve-tls-"))
+            (secrets_dir / "tls.crt").write_bytes(certificate.cert_pem)
+            key = secrets_dir / "tls.key"
+            key.touch(mode=0o600)
+            key.write_bytes(certificate.key_pem)
+            ssl = {"ssl_certfile": str(secrets_dir / "tls.crt"), "ssl_keyfile": str(key)}
+        config = uvicorn.Config(
+            app, host=options.address, port=port, lifespan="on", log_level="info" if options.access_log else "warning",
+            access_log=options.access_log,
+            http="h11", loop="asyncio", timeout_graceful_shutdown=10, timeout_keep_alive=30, server_header=False, **ssl,
+        )  # fmt: skip
+        path = options.kubeconfig or default_kubeconfig()
+
+        def started(bound_port: int) -> None:
+            host = "127.0.0.1" if options.address in ("0.0.0.0", "::", "") else options.address
+            host = f"[{host}]" if ":" in host else host
+            url = f"{'https' if tls else 'http'}://{host}:{bound_port}"
+            app.state.server_address = f"{host}:{bound_port}"
+            kubeconfig.write(path, kubeconfig.document(url, certificate_authority=certificate.cert_pem if certificate else None, token=token))
+            served = ", ".join(sorted({f"{e.api_version}" for e in api.endpoints.values()}))
+            say(f"kgen: serving {served} at {url} (storage: {options.storage})")
+            say(f"kgen: kubeconfig written to {path}; try: KUBECONFIG={path} kubectl api-resources")
+
+        return PreparedServer(config, app, engine, backend, started, secrets_dir)
+    except BaseException:
+        engine.close()
+        backend.close()
+        if secrets_dir is not None:
+            shutil.rmtree(secrets_dir, ignore_errors=True)
+        raise
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's Server, telling us the port it bound and ending watches before it drains."""
+
+    def __init__(self, config: uvicorn.Config, started: Callable[[int], None], watches: Any):
+        super().__init__(config)
+        self._started = started
+        self._watches = watches
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started and not self.should_exit:
+            port = self.servers[0].sockets[0].getsockname()[1] if self.servers else self.config.port
+            self._started(port)
+            sys.stdout.flush()
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self._watches.close_all()  # a watch is a request that would never end by itself
+        await super().shutdown(sockets)
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        # uvicorn raises the signal again after shutting down, which would kill the process
+        # before the store is closed; a stop by signal is a clean exit here.
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        original = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield
+        finally:
+            for sig, handler in original.items():
+                signal.signal(sig, handler)

@@ -1,0 +1,374 @@
+"""The built-in `namespaces` resource (core v1 `Namespace`) and namespace lifecycle.
+
+A namespace is stored as JSON (`metadata`, `spec.finalizers`, `status.phase`); its flow
+checks the fields a Namespace has and that its name is a DNS label, and sets the phase
+`Active`. Deleting a namespace marks it `Terminating` (creates in it are then refused
+with 403, as the NamespaceLifecycle admission plugin refuses them), deletes everything in
+it, and removes it once nothing is left, as the namespace controller does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from typing import Any
+
+from kgen.runtime.conversion import Scope
+from kgen.runtime.scheme import APIError, DecodeResult, FieldValidation, GroupVersionKind, StatusCause, bad_request
+from kgen.runtime.store import DefaultStrategy, DeleteResult, ResourceInfo
+from kgen.runtime.validation.field import FieldError, Path, invalid_error, not_supported
+from kgen.serve.loader import PrinterColumn, Resource, ServedVersion
+
+NAMESPACES = Resource(
+    group="",
+    kind="Namespace",
+    plural="namespaces",
+    singular="namespace",
+    namespaced=False,
+    storage_version="v1",
+    versions=(
+        ServedVersion(
+            version="v1",
+            printer_columns=(
+                PrinterColumn("Status", "string", ".status.phase", "The status of the namespace"),
+                PrinterColumn("Age", "date", ".metadata.creationTimestamp", "CreationTimestamp is a timestamp representing the server time when this object was created."),
+            ),
+            status=True,
+        ),
+    ),
+    list_kind="NamespaceList",
+    short_names=("ns",),
+)
+
+#: Namespaces every cluster has.
+INITIAL = ("default", "kube-system", "kube-public", "kube-node-lease")
+ACTIVE = "Active"
+TERMINATING = "Terminating"
+_TOP_LEVEL = {"apiVersion", "kind", "metadata", "spec", "status"}
+_META_FIELDS = {
+    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation", "creationTimestamp",
+    "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences", "finalizers",
+    "managedFields",
+}  # fmt: skip
+
+
+def _problems(document: dict[str, Any]) -> list[str]:
+    problems = [f'unknown field "{key}"' for key in document if key not in _TOP_LEVEL]
+    metadata = document.get("metadata")
+    if isinstance(metadata, dict):
+        problems += [f'unknown field "metadata.{key}"' for key in metadata if key not in _META_FIELDS]
+    for section, known in (("spec", {"finalizers"}), ("status", {"phase", "conditions"})):
+        value = document.get(section)
+        if isinstance(value, dict):
+            problems += [f'unknown field "{section}.{key}"' for key in value if key not in known]
+    return problems
+
+
+class NamespaceFlow:
+    """The request flow of namespaces: JSON checked field by field, no conversion."""
+
+    group = ""
+    kind = "Namespace"
+    storage_version = "v1"
+    has_internal = False
+    scope = Scope()
+
+    def decode(self, data: bytes, version: str, field_validation: FieldValidation) -> DecodeResult:
+        """A Namespace from JSON; unknown fields as field validation says."""
+        if len(data) > 3 * 1024 * 1024:
+            raise APIError(413, "RequestEntityTooLarge", "Request entity too large: limit is 3145728")
+        try:
+            document = json.loads(data)
+        except ValueError as error:
+            raise bad_request(f"invalid JSON: {error}") from None
+        return self.decode_dict(document, version, field_validation)
+
+    def decode_dict(self, document: Any, version: str, field_validation: FieldValidation) -> DecodeResult:
+        """A Namespace from JSON data."""
+        if not isinstance(document, dict):
+            raise bad_request("the object must be a JSON object")
+        if document.get("kind") != "Namespace" or document.get("apiVersion") != "v1":
+            raise bad_request(
+                f"the kind in the data ({document.get('apiVersion')}, Kind={document.get('kind')}) "
+                "does not match the expected kind (v1, Kind=Namespace)"
+            )
+        for section in ("metadata", "spec", "status"):
+            if section in document and document[section] is not None and not isinstance(document[section], dict):
+                raise bad_request(f"Namespace in version \"v1\" cannot be handled as a Namespace: {section}: must be an object")
+        warnings: list[str] = []
+        if field_validation is not FieldValidation.IGNORE:
+            problems = _problems(document)
+            if problems and field_validation is FieldValidation.STRICT:
+                raise bad_request("strict decoding error: " + ", ".join(problems))
+            warnings = problems
+        obj = {k: v for k, v in document.items() if k in _TOP_LEVEL and v is not None}
+        obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
+        return DecodeResult(obj, GroupVersionKind("", "v1", "Namespace"), warnings)
+
+    def to_storage(self, obj: dict[str, Any], old: dict[str, Any] | None) -> dict[str, Any]:
+        """The namespace as stored: phase Active unless it is terminating."""
+        stored: dict[str, Any] = json.loads(json.dumps(obj))
+        phase = ((old or {}).get("status") or {}).get("phase") or ACTIVE
+        stored.setdefault("status", {})["phase"] = phase
+        return stored
+
+    def from_storage(self, stored: dict[str, Any], version: str) -> dict[str, Any]:
+        """Namespaces have one version."""
+        return stored
+
+    def encode_protobuf(self, obj: dict[str, Any], version: str) -> bytes:
+        """A Namespace as protobuf."""
+        return namespace_to_protobuf(obj)
+
+    def encode_protobuf_list(self, listed: dict[str, Any], version: str) -> bytes:
+        """A NamespaceList as protobuf: ListMeta, then the items."""
+        from kgen.runtime import protobuf
+        from kgen.runtime.apimachinery.meta.v1 import protobuf as _meta  # noqa: F401 - registers ListMeta
+        from kgen.runtime.apimachinery.meta.v1.models import ListMeta
+
+        raw = _field(1, protobuf.marshal(ListMeta.from_dict(listed.get("metadata") or {})))
+        for item in listed.get("items") or []:
+            raw += _field(2, protobuf.decode_envelope(namespace_to_protobuf(item)).raw)
+        return protobuf.encode_envelope("v1", "NamespaceList", raw)
+
+    def validate(self, stored: dict[str, Any], old: dict[str, Any] | None, version: str) -> list[FieldError]:
+        """The name is a DNS label, and the object metadata is valid."""
+        from kgen.runtime.apimachinery.meta.v1.models import ObjectMeta
+        from kgen.runtime.validation.meta import validate_object_meta, validate_object_meta_update
+
+        errors: list[FieldError] = []
+        try:
+            meta = ObjectMeta.from_dict(stored.get("metadata") or {})
+        except Exception as error:  # noqa: BLE001 - pydantic's error, as the API's
+            raise bad_request(f"Namespace in version \"v1\" cannot be handled as a Namespace: {error}") from None
+        validate_object_meta(meta, (None, "metadata"), errors, namespaced=False, name_format="k8s-short-name")
+        if old is not None:
+            validate_object_meta_update(meta, ObjectMeta.from_dict(old.get("metadata") or {}), (None, "metadata"), errors)
+        phase = (stored.get("status") or {}).get("phase")
+        if phase not in (None, ACTIVE, TERMINATING):
+            errors.append(not_supported(Path.root("status", "phase"), phase, [ACTIVE, TERMINATING]))
+        return errors
+
+    def strategy(self, info: ResourceInfo, version: str) -> _NamespaceStrategy:
+        """The store strategy of namespaces."""
+        return _NamespaceStrategy(info, self)
+
+
+class _NamespaceStrategy(DefaultStrategy):
+    """Namespaces have no generation; their phase is the server's."""
+
+    def __init__(self, info: ResourceInfo, flow: NamespaceFlow):
+        super().__init__(info)
+        self.flow = flow
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        """A new namespace is Active."""
+        obj.setdefault("status", {})["phase"] = ACTIVE
+
+    def prepare_for_update(self, obj: dict[str, Any], old: dict[str, Any]) -> None:
+        """The phase is kept (only deletion changes it)."""
+        obj["status"] = json.loads(json.dumps(old.get("status") or {"phase": ACTIVE}))
+
+    def validate_create(self, obj: dict[str, Any]) -> None:
+        """422 for a name that is not a DNS label, or bad metadata."""
+        self._check(obj, None)
+
+    def validate_update(self, obj: dict[str, Any], old: dict[str, Any]) -> None:
+        """422 for bad metadata or a change it may not make."""
+        self._check(obj, old)
+
+    def _check(self, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        errors = self.flow.validate(obj, old, "v1")
+        if errors:
+            raise invalid_error("", "Namespace", (obj.get("metadata") or {}).get("name", ""), errors)
+
+
+# -- lifecycle ---------------------------------------------------------------------------------
+
+
+def _namespaces(api: Any) -> Any:
+    return api.endpoint("", "v1", "namespaces").store
+
+
+def namespace_accepts(api: Any, namespace: str, endpoint: Any, name: str) -> None:
+    """NamespaceLifecycle: objects are created only in namespaces that exist (404) and are not
+    being deleted (403 Forbidden)."""
+    try:
+        found = _namespaces(api).get(namespace)
+    except APIError as error:
+        if error.code == 404:
+            raise APIError(404, "NotFound", f'namespaces "{namespace}" not found', details={"name": namespace, "kind": "namespaces"}) from None
+        raise
+    if (found.get("status") or {}).get("phase") == TERMINATING:
+        qualified = f"{endpoint.resource.plural}.{endpoint.group}" if endpoint.group else endpoint.resource.plural
+        raise APIError(
+            403,
+            "Forbidden",
+            f'{qualified} "{name}" is forbidden: unable to create new content in namespace {namespace} because it is being terminated',
+            [StatusCause("NamespaceTerminating", f"namespace {namespace} is being terminated", "metadata.namespace")],
+            {"name": name, "group": endpoint.group, "kind": endpoint.resource.plural},
+        )
+
+
+async def check_namespace_accepts(api: Any, namespace: str, endpoint: Any, name: str) -> None:
+    """`namespace_accepts` for asyncio."""
+    await asyncio.to_thread(namespace_accepts, api, namespace, endpoint, name)
+
+
+def ensure_initial(api: Any) -> None:
+    """Create the namespaces every cluster has, and finish deleting terminating ones."""
+    store = _namespaces(api)
+    for name in INITIAL:
+        try:
+            store.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}, "spec": {"finalizers": ["kubernetes"]}})
+        except APIError as error:
+            if error.code != 409:
+                raise
+    for namespace in store.list()["items"]:
+        if (namespace.get("status") or {}).get("phase") == TERMINATING:
+            _start_purge(api, namespace["metadata"]["name"])
+
+
+async def delete_namespace(api: Any, name: str, options: Any) -> DeleteResult:
+    """Delete a namespace: mark it Terminating (the answer), then delete what it holds and,
+    once nothing is left, the namespace itself, in the background."""
+    store = _namespaces(api)
+    if options.dry_run or options.preconditions is not None:
+        checked: DeleteResult = await asyncio.to_thread(
+            store.delete, name, preconditions=options.preconditions, propagation_policy=options.propagation_policy,
+            orphan_dependents=options.orphan_dependents, dry_run=True,
+        )  # fmt: skip
+        if options.dry_run:
+            return checked
+
+    def terminating(current: dict[str, Any] | None) -> dict[str, Any]:
+        assert current is not None
+        current.setdefault("status", {})["phase"] = TERMINATING
+        return current
+
+    outcome = await asyncio.to_thread(store.guaranteed_update, name, "", terminating, subresource="status")
+    _start_purge(api, name)
+    return DeleteResult(outcome.object, deleted=False)
+
+
+def _start_purge(api: Any, name: str) -> None:
+    thread = threading.Thread(target=_purge, args=(api, name), name=f"kgen-namespace-{name}", daemon=True)
+    thread.start()
+
+
+def _purge(api: Any, name: str, interval: float = 0.5) -> None:
+    """The namespace controller's work: delete the contents, wait for finalizers, then the namespace."""
+    store = _namespaces(api)
+    stopping = getattr(api, "stopping", None)
+    while stopping is None or not stopping.is_set():
+        remaining = 0
+        for resource in api.namespaced_stores():
+            try:
+                deleted = resource.delete_collection(name)
+                remaining += sum(1 for item in deleted["items"] if (item.get("metadata") or {}).get("finalizers"))
+            except APIError:
+                remaining += 1
+        if not remaining:
+            try:
+                store.delete(name)
+            except APIError:
+                pass
+            return
+        if stopping is not None:
+            stopping.wait(interval)
+        else:
+            time.sleep(interval)
+
+
+# -- protobuf (core/v1 Namespace, as typed clients such as `kubectl create namespace` send it) ----
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _fields(data: bytes) -> list[tuple[int, bytes]]:
+    """The length-delimited fields of a message (others are skipped); ProtobufError if malformed."""
+    from kgen.runtime.protobuf import ProtobufError
+
+    out, position = [], 0
+
+    def varint() -> int:
+        nonlocal position
+        shift = result = 0
+        while True:
+            if position >= len(data) or shift > 63:
+                raise ProtobufError("not a Namespace message: truncated varint")
+            byte = data[position]
+            position += 1
+            result |= (byte & 0x7F) << shift
+            shift += 7
+            if not byte & 0x80:
+                return result
+
+    while position < len(data):
+        key = varint()
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            varint()
+        elif wire == 1:
+            position += 8
+        elif wire == 5:
+            position += 4
+        elif wire == 2:
+            size = varint()
+            if position + size > len(data):
+                raise ProtobufError("not a Namespace message: truncated field")
+            out.append((number, data[position : position + size]))
+            position += size
+        else:
+            raise ProtobufError(f"not a Namespace message: wire type {wire}")
+    return out
+
+
+def namespace_from_protobuf(body: bytes) -> dict[str, Any]:
+    """A Namespace from an `application/vnd.kubernetes.protobuf` body, as JSON data."""
+    from kgen.runtime import protobuf
+    from kgen.runtime.apimachinery.meta.v1 import protobuf as _meta  # noqa: F401 - registers ObjectMeta
+    from kgen.runtime.apimachinery.meta.v1.models import ObjectMeta
+
+    envelope = protobuf.decode_envelope(body)
+    if (envelope.api_version, envelope.kind) != ("v1", "Namespace"):
+        raise protobuf.ProtobufError(f"expected a v1 Namespace, not {envelope.kind} of {envelope.api_version}")
+    obj: dict[str, Any] = {"apiVersion": "v1", "kind": "Namespace"}
+    for number, payload in _fields(envelope.raw):
+        if number == 1:
+            obj["metadata"] = protobuf.unmarshal(ObjectMeta, payload).to_dict()
+        elif number == 2:
+            finalizers = [value.decode() for field_number, value in _fields(payload) if field_number == 1]
+            obj["spec"] = {"finalizers": finalizers} if finalizers else {}
+        elif number == 3:
+            phases = [value.decode() for field_number, value in _fields(payload) if field_number == 1]
+            obj["status"] = {"phase": phases[-1]} if phases else {}
+    return obj
+
+
+def namespace_to_protobuf(obj: dict[str, Any]) -> bytes:
+    """A Namespace as an `application/vnd.kubernetes.protobuf` body."""
+    from kgen.runtime import protobuf
+    from kgen.runtime.apimachinery.meta.v1 import protobuf as _meta  # noqa: F401 - registers ObjectMeta
+    from kgen.runtime.apimachinery.meta.v1.models import ObjectMeta
+
+    metadata = protobuf.marshal(ObjectMeta.from_dict(obj.get("metadata") or {}))
+    spec = b"".join(_field(1, f.encode()) for f in (obj.get("spec") or {}).get("finalizers") or [])
+    phase = (obj.get("status") or {}).get("phase")
+    status = _field(1, phase.encode()) if phase else b""
+    return protobuf.encode_envelope("v1", "Namespace", _field(1, metadata) + _field(2, spec) + _field(3, status))
+

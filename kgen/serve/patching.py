@@ -1,0 +1,116 @@
+"""PATCH: JSON patch, merge patch, strategic merge patch and server-side apply.
+
+A patch is applied to the live object in the request's version, inside the store's
+`guaranteed_update`, so a writer that lost a race patches the newer object again. The
+result goes through the same flow as an update (decoded with field validation, defaulted,
+converted through the internal version, validated), and `metadata.managedFields` records
+who changed what: `FieldManager.update` after a JSON, merge or strategic patch,
+`FieldManager.apply` for an apply (409 on conflicts unless `force=true`). An apply of an
+object that does not exist creates it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.responses import Response
+
+from kgen.runtime.patch import (
+    apply_json_patch,
+    apply_merge_patch,
+    apply_strategic_merge_patch,
+)
+from kgen.runtime.patch.errors import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, PATCH_TYPES, STRATEGIC_MERGE_PATCH
+from kgen.runtime.scheme import FieldValidation, bad_request
+from kgen.serve import params
+from kgen.serve.flow import parse_field_validation
+from kgen.serve.handlers import Call, manager_name, negotiate_object, represent, with_managed_fields
+from kgen.serve.negotiation import body_media_type, unsupported_media_type
+
+
+def _apply_configuration(body: bytes) -> tuple[bytes, dict[str, Any]]:
+    """An apply body (YAML, or JSON which is YAML) as JSON text and data; 400 otherwise."""
+    import json
+
+    from kgen.runtime import yamlio
+
+    try:
+        text = yamlio.to_json(body)
+    except yamlio.YAMLError as error:
+        raise bad_request(f"error decoding YAML: {error}") from None
+    document = json.loads(text)
+    if not isinstance(document, dict):
+        raise bad_request("the apply configuration must be an object")
+    return text, document
+
+
+async def patch(call: Call) -> Response:
+    """PATCH of an object (or its status) with any of the four patch types."""
+    representation = negotiate_object(call)
+    patch_type = body_media_type(call.request.headers.get("content-type", ""))
+    if patch_type not in PATCH_TYPES:
+        raise unsupported_media_type(PATCH_TYPES)
+    query = call.query
+    is_apply = patch_type == APPLY_PATCH
+    force = params.boolean(query, "force")
+    params.check_patch_options(is_apply, params.field_manager(query, "PatchOptions"), force)
+    dry_run = params.dry_run(query.getlist("dryRun"), "PatchOptions")
+    manager = manager_name(call, "PatchOptions")
+    field_validation = parse_field_validation(query.get("fieldValidation", ""))
+    body = await params.read_body(call.request)
+    endpoint, flow, version = call.endpoint, call.endpoint.flow, call.version
+    field_manager = endpoint.field_manager(call.subresource)
+    applied: dict[str, Any] = {}
+    if is_apply:
+        text, applied = _apply_configuration(body)
+        # Unknown and duplicate fields of the configuration, as field validation asks.
+        call.warnings.extend(flow.decode(text, version, field_validation).warnings)
+        given = applied.get("metadata")
+        metadata: dict[str, Any] = given if isinstance(given, dict) else {}
+        if metadata.get("name", call.name) != call.name:
+            raise bad_request(f"the name of the object ({metadata.get('name')}) does not match the name on the URL ({call.name})")
+        if endpoint.namespaced and metadata.get("namespace", call.namespace) != call.namespace:
+            raise bad_request("the namespace of the provided object does not match the namespace sent on the request")
+    warnings: list[str] = []
+
+    def transform(current: dict[str, Any] | None) -> dict[str, Any]:
+        warnings.clear()
+        live = flow.from_storage(current, version) if current is not None else None
+        if is_apply:
+            if live is None and endpoint.namespaced:
+                from kgen.serve.namespaces import namespace_accepts
+
+                namespace_accepts(call.api, call.namespace, endpoint, call.name)
+            new = field_manager.apply(live, applied, manager, force=bool(force))
+        else:
+            assert live is not None  # the store answers 404 for a patch of nothing
+            patched = _patched(patch_type, live, body, endpoint)
+            new = field_manager.update(live, patched, manager)
+        # An apply configuration's fields were checked above; the merged object holds live fields too.
+        result = flow.decode_dict(new, version, FieldValidation.IGNORE if is_apply else field_validation)
+        warnings.extend(result.warnings)
+        stored = flow.to_storage(result.object, current)
+        metadata = stored.setdefault("metadata", {})
+        if endpoint.namespaced:
+            metadata.setdefault("namespace", call.namespace)
+        metadata.setdefault("name", call.name)
+        return with_managed_fields(stored, new)
+
+    outcome = await endpoint.async_store(version).guaranteed_update(
+        call.name, call.namespace, transform, subresource=call.subresource, dry_run=dry_run, force_allow_create=is_apply
+    )
+    call.warnings.extend(warnings)
+    call.deprecation()
+    return represent(call, flow.from_storage(outcome.object, version), representation, status_code=201 if outcome.created else 200)
+
+
+def _patched(patch_type: str, live: dict[str, Any], body: bytes, endpoint: Any) -> dict[str, Any]:
+    patched: dict[str, Any]
+    if patch_type == JSON_PATCH:
+        patched = apply_json_patch(live, body)
+        return patched
+    if patch_type == MERGE_PATCH:
+        patched = apply_merge_patch(live, body)
+        return patched
+    assert patch_type == STRATEGIC_MERGE_PATCH
+    return apply_strategic_merge_patch(live, body, endpoint.type_ref, custom_resource=False)

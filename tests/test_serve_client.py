@@ -1,0 +1,79 @@
+"""The official `kubernetes` Python client (its dynamic client) against kgen serve:
+discovery, create, get, list, patch, replace, delete and watch, as against a cluster."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from tests.serve_fixtures import ServeProcess
+
+kubernetes = pytest.importorskip("kubernetes")
+
+
+@pytest.fixture(scope="module")
+def dynamic(tmp_path_factory):
+    from kubernetes import config, dynamic
+
+    with ServeProcess() as server:
+        yield dynamic.DynamicClient(config.new_client_from_config(config_file=str(server.kubeconfig)))
+
+
+@pytest.fixture(scope="module")
+def frobbers(dynamic):
+    return dynamic.resources.get(api_version="example.kgen.dev/v1", kind="Frobber")
+
+
+def body(name: str, **spec) -> dict:
+    return {"apiVersion": "example.kgen.dev/v1", "kind": "Frobber", "metadata": {"name": name}, "spec": spec}
+
+
+def test_discovery_finds_every_resource(dynamic):
+    assert dynamic.resources.get(api_version="example.kgen.dev/v1beta1", kind="Frobber").namespaced
+    classes = dynamic.resources.get(api_version="example.kgen.dev/v1", kind="FrobberClass")
+    assert not classes.namespaced and classes.name == "frobberclasses"
+    assert dynamic.resources.get(api_version="v1", kind="Namespace").name == "namespaces"
+
+
+def test_crud(dynamic, frobbers):
+    from kubernetes.dynamic.exceptions import ConflictError, NotFoundError, UnprocessibleEntityError
+
+    created = frobbers.create(body=body("crud", replicas=2), namespace="default")
+    assert created.metadata.uid and created.spec.mode == "Gentle"
+    fetched = frobbers.get(name="crud", namespace="default")
+    assert fetched.spec.replicas == 2
+    assert "crud" in [item.metadata.name for item in frobbers.get(namespace="default").items]
+    patched = frobbers.patch(name="crud", namespace="default", body={"spec": {"replicas": 3}}, content_type="application/merge-patch+json")
+    assert patched.spec.replicas == 3 and patched.metadata.generation == 2
+    stale = fetched.to_dict()
+    stale["spec"]["replicas"] = 9
+    with pytest.raises(ConflictError):
+        frobbers.replace(body=stale, namespace="default")
+    with pytest.raises(UnprocessibleEntityError):
+        frobbers.create(body=body("invalid", replicas=-1), namespace="default")
+    applied = frobbers.server_side_apply(body=body("crud", replicas=5), name="crud", namespace="default", field_manager="py", force_conflicts=True)
+    assert applied.spec.replicas == 5
+    frobbers.delete(name="crud", namespace="default")
+    with pytest.raises(NotFoundError):
+        frobbers.get(name="crud", namespace="default")
+
+
+def test_watch(frobbers):
+    events = []
+
+    def watch():
+        for event in frobbers.watch(namespace="default", timeout=10, field_selector="metadata.name=watched"):
+            events.append((event["type"], event["object"].spec.replicas))
+            if len(events) == 3:
+                return
+
+    thread = threading.Thread(target=watch)
+    thread.start()
+    time.sleep(1.0)
+    frobbers.create(body=body("watched", replicas=1), namespace="default")
+    frobbers.patch(name="watched", namespace="default", body={"spec": {"replicas": 2}}, content_type="application/merge-patch+json")
+    frobbers.delete(name="watched", namespace="default")
+    thread.join(15)
+    assert events == [("ADDED", 1), ("MODIFIED", 2), ("DELETED", 2)]

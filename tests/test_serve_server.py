@@ -1,0 +1,190 @@
+"""kgen serve as a process: TLS and bearer tokens, graceful shutdown, persistence in a SQLite
+file across restarts, settings it refuses, and an API repository other than kgen's own
+(one version without a hub, a selectable field, a cluster-scoped kind)."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import httpx
+
+from tests.serve_fixtures import REPO, ServeProcess, frobber, requires_kubectl
+
+FROBBERS = "/apis/example.kgen.dev/v1/namespaces/default/frobbers"
+
+
+@requires_kubectl
+def test_tls_with_a_token_and_a_self_signed_certificate():
+    with ServeProcess("--tls") as server:
+        assert server.url.startswith("https://127.0.0.1:") and server.token and server.ca.startswith(b"-----BEGIN CERTIFICATE")
+        with server.client() as client:
+            assert client.get("/apis").status_code == 200
+        with httpx.Client(base_url=server.url, verify=server.verify()) as anonymous:
+            refused = anonymous.get("/apis")
+            assert refused.status_code == 401 and refused.json()["reason"] == "Unauthorized"
+            assert anonymous.get("/healthz").text == "ok"
+            assert anonymous.get("/apis", headers={"Authorization": "Bearer wrong"}).status_code == 401
+        assert "frobbers" in server.kubectl("api-resources").stdout
+        assert (server.kubeconfig.stat().st_mode & 0o777) == 0o600
+
+
+def test_graceful_shutdown_ends_watches_and_keeps_every_write(tmp_path):
+    database = tmp_path / "store.db"
+    with ServeProcess(storage=f"sqlite:{database}") as server:
+        with server.client() as client:
+            for index in range(20):
+                assert client.post(FROBBERS, json=frobber(f"keep-{index}", "default")).status_code == 201
+            opened, ended = threading.Event(), threading.Event()
+
+            def watch():
+                with server.client() as watcher, watcher.stream("GET", FROBBERS, params={"watch": "1"}) as stream:
+                    opened.set()
+                    for _ in stream.iter_lines():
+                        pass
+                ended.set()  # the stream ended cleanly (an error would leave this unset)
+
+            thread = threading.Thread(target=watch, daemon=True)
+            thread.start()
+            assert opened.wait(10)
+            started = time.monotonic()
+            assert server.stop(signal.SIGTERM) == 0
+            assert time.monotonic() - started < 8 and ended.wait(5)
+    with ServeProcess(storage=f"sqlite:{database}") as again, again.client() as client:
+        names = [item["metadata"]["name"] for item in client.get(FROBBERS).json()["items"]]
+        assert names == sorted(f"keep-{index}" for index in range(20))
+
+
+def test_settings_it_refuses(tmp_path):
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "kgen.cli", "serve", "--port", "0", "--kubeconfig", str(tmp_path / "k"), *args],
+                              cwd=REPO, capture_output=True, text=True, timeout=120)  # fmt: skip
+
+    storage = run("--storage", "redis://x")
+    assert storage.returncode == 2 and "expected sqlite:PATH, sqlite::memory: or etcd:http://HOST:PORT" in storage.stderr
+    gates = run("--feature-gates", "FrobberTurbo=maybe")
+    assert gates.returncode == 2 and "expected GATE=true or GATE=false" in gates.stderr
+    unreachable = run("--storage", "etcd:http://127.0.0.1:1")
+    assert unreachable.returncode == 2 and "etcd does not answer" in unreachable.stderr
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = run("--port", str(port))
+    assert busy.returncode == 2 and f"cannot serve on 127.0.0.1:{port}" in busy.stderr
+
+
+WIDGETS = {
+    "pyproject.toml": """
+        [tool.kgen]
+        input = "apis"
+        output = "generated"
+        module = "example.com/widgets/apis"
+    """,
+    "apis/widgets/v1/doc.go": """
+        // +groupName=widgets.example.com
+        package v1
+    """,
+    "apis/widgets/v1/types.go": """
+        package v1
+
+        import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+        // +genclient
+        // +kubebuilder:object:root=true
+        // +kubebuilder:selectablefield:JSONPath=`.spec.color`
+
+        // Widget is a thing with a colour.
+        type Widget struct {
+            metav1.TypeMeta   `json:",inline"`
+            metav1.ObjectMeta `json:"metadata,omitempty"`
+            Spec WidgetSpec `json:"spec"`
+        }
+
+        // WidgetSpec is what a widget is.
+        type WidgetSpec struct {
+            // Color of the widget.
+            // +kubebuilder:validation:Enum=red;green
+            Color string `json:"color"`
+        }
+
+        // +kubebuilder:object:root=true
+
+        // WidgetList is a list of widgets.
+        type WidgetList struct {
+            metav1.TypeMeta `json:",inline"`
+            metav1.ListMeta `json:"metadata,omitempty"`
+            Items []Widget `json:"items"`
+        }
+
+        // +genclient
+        // +genclient:nonNamespaced
+        // +kubebuilder:object:root=true
+        // +kubebuilder:resource:scope=Cluster
+
+        // Rack holds widgets, cluster-wide.
+        type Rack struct {
+            metav1.TypeMeta   `json:",inline"`
+            metav1.ObjectMeta `json:"metadata,omitempty"`
+            // Size of the rack.
+            Size int32 `json:"size,omitempty"`
+        }
+
+        // +kubebuilder:object:root=true
+
+        // RackList is a list of racks.
+        type RackList struct {
+            metav1.TypeMeta `json:",inline"`
+            metav1.ListMeta `json:"metadata,omitempty"`
+            Items []Rack `json:"items"`
+        }
+    """,
+}
+
+
+def test_another_api_repository(tmp_path):
+    for relative, text in WIDGETS.items():
+        path = tmp_path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip())
+    with ServeProcess(cwd=tmp_path) as server, server.client() as client:
+        widgets = "/apis/widgets.example.com/v1/namespaces/default/widgets"
+        for name, color in (("a", "red"), ("b", "green"), ("c", "red")):
+            body = {"apiVersion": "widgets.example.com/v1", "kind": "Widget", "metadata": {"name": name}, "spec": {"color": color}}
+            assert client.post(widgets, json=body).status_code == 201
+        red = client.get(widgets, params={"fieldSelector": "spec.color=red"}).json()
+        assert [item["metadata"]["name"] for item in red["items"]] == ["a", "c"]
+        blue = {"apiVersion": "widgets.example.com/v1", "kind": "Widget", "metadata": {"name": "d"}, "spec": {"color": "blue"}}
+        invalid = client.post(widgets, json=blue)
+        assert invalid.status_code == 422 and invalid.json()["details"]["causes"][0]["field"] == "spec.color"
+        rack = {"apiVersion": "widgets.example.com/v1", "kind": "Rack", "metadata": {"name": "top"}, "size": 3}
+        assert client.post("/apis/widgets.example.com/v1/racks", json=rack).status_code == 201
+        assert client.get("/apis/widgets.example.com/v1/namespaces/default/racks/top").status_code == 404
+        table = client.get("/apis/widgets.example.com/v1/racks", headers={"Accept": "application/json;as=Table;g=meta.k8s.io;v=v1"}).json()
+        assert [c["name"] for c in table["columnDefinitions"]] == ["Name", "Age"]
+        resources = {r["name"] for r in client.get("/apis/widgets.example.com/v1").json()["resources"]}
+        assert resources == {"widgets", "racks"}
+
+
+def test_feature_gates_and_ratcheting_across_a_restart(tmp_path):
+    """What an alpha gate allowed stays valid once it is off; new objects may not use it."""
+    database = tmp_path / "store.db"
+    with ServeProcess("--feature-gates", "FrobberFrantic=true,FrobberTurbo=true", storage=f"sqlite:{database}") as server:
+        with server.client() as client:
+            created = client.post(FROBBERS, json=frobber("alpha", "default", mode="Frantic", turbo=True))
+            assert created.status_code == 201 and created.json()["spec"]["turbo"] is True
+    with ServeProcess(storage=f"sqlite:{database}") as server, server.client() as client:
+        refused = client.post(FROBBERS, json=frobber("new", "default", mode="Frantic"))
+        assert refused.status_code == 422 and 'spec.mode: Unsupported value: "Frantic"' in refused.json()["message"]
+        dropped = client.post(FROBBERS, json=frobber("new", "default", turbo=True))
+        assert dropped.status_code == 201 and "turbo" not in dropped.json()["spec"]
+        stored = client.get(FROBBERS + "/alpha").json()
+        stored["spec"]["replicas"] = 3
+        updated = client.put(FROBBERS + "/alpha", json=stored)
+        assert updated.status_code == 200, updated.text
+        assert updated.json()["spec"]["mode"] == "Frantic" and updated.json()["spec"]["turbo"] is True

@@ -1,0 +1,136 @@
+"""Tables for kgen serve's small pieces: printer-column JSONPath, ages as kubectl shows them,
+content negotiation, aggregated-discovery preference, the in-flight limit (429), warnings,
+and the loopback rule."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from kgen.runtime.scheme import APIError
+from kgen.serve import jsonpath
+from kgen.serve.discovery import wants_aggregated
+from kgen.serve.limits import InflightLimit, is_long_running
+from kgen.serve.negotiation import negotiate
+from kgen.serve.respond import warning_header
+from kgen.serve.security import is_loopback
+from kgen.serve.table import human_duration
+
+OBJ = {
+    "metadata": {"name": "x", "labels": {"app.kubernetes.io/name": "web"}},
+    "spec": {"ports": [{"name": "http", "port": 80}, {"name": "https", "port": 443}], "replicas": 2, "on": True},
+    "status": {"conditions": [{"type": "Ready", "status": "True"}, {"type": "Synced", "status": "False"}]},
+}
+
+
+@pytest.mark.parametrize(
+    ("path", "found"),
+    [
+        (".spec.replicas", [2]),
+        ("{.spec.replicas}", [2]),
+        (".spec.ports[1].port", [443]),
+        (".spec.ports[-1].name", ["https"]),
+        (".spec.ports[*].name", ["http", "https"]),
+        (".spec.ports[0:1].name", ["http"]),
+        (".status.conditions[?(@.type==\"Ready\")].status", ["True"]),
+        (".status.conditions[?(@.type!='Ready')].type", ["Synced"]),
+        (".spec.ports[?(@.port>100)].name", ["https"]),
+        (".metadata.labels['app.kubernetes.io/name']", ["web"]),
+        (".spec.missing", []),
+        (".spec.ports[5].name", []),
+    ],
+)
+def test_jsonpath(path, found):
+    assert jsonpath.find(path, OBJ) == found
+
+
+def test_jsonpath_text_and_errors():
+    assert [jsonpath.text(v) for v in (True, 2.0, 1.5, {"a": 1}, "s")] == ["true", "2", "1.5", '{"a":1}', "s"]
+    with pytest.raises(jsonpath.JSONPathError):
+        jsonpath.parse(".spec[?(nonsense)]")
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"),
+    [(-5, "<invalid>"), (-1, "0s"), (0, "0s"), (119, "119s"), (120, "2m"), (150, "2m30s"), (600, "10m"), (3 * 3600 - 1, "179m"),
+     (3 * 3600, "3h"), (3 * 3600 + 60, "3h1m"), (8 * 3600, "8h"), (47 * 3600, "47h"), (48 * 3600, "2d"), (50 * 3600, "2d2h"),
+     (8 * 86400, "8d"), (2 * 365 * 86400, "2y"), (2 * 365 * 86400 + 86400, "2y1d"), (9 * 365 * 86400, "9y")],
+)  # fmt: skip
+def test_ages_read_as_kubectl_shows_them(seconds, shown):
+    assert human_duration(seconds) == shown
+
+
+@pytest.mark.parametrize(
+    ("accept", "media", "target"),
+    [
+        ("", "application/json", ""),
+        ("*/*", "application/json", ""),
+        ("application/yaml", "application/yaml", ""),
+        ("application/vnd.kubernetes.protobuf, */*", "application/vnd.kubernetes.protobuf", ""),
+        ("application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json", "application/json", "Table"),
+        ("application/json;as=Table;v=v2;g=meta.k8s.io,application/json", "application/json", ""),
+        ("application/json;as=Unknown;v=v1;g=meta.k8s.io, application/yaml", "application/yaml", ""),
+        ("text/html;q=0.9, application/json;q=0", None, ""),
+    ],
+)
+def test_negotiation(accept, media, target):
+    if media is None:
+        with pytest.raises(APIError) as caught:
+            negotiate(accept, targets=("Table",))
+        assert caught.value.code == 406
+        return
+    representation = negotiate(accept, targets=("Table",))
+    assert (representation.media_type, representation.target) == (media, target)
+
+
+def test_aggregated_discovery_is_used_only_when_asked_for_first():
+    kubectl = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json"
+    assert wants_aggregated(kubectl) == "v2"
+    assert wants_aggregated("application/json") is None
+    assert wants_aggregated("application/json, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList") is None
+
+
+def test_warning_header_escapes_quotes():
+    assert warning_header('unknown field "spec.x"') == '299 - "unknown field \\"spec.x\\""'
+
+
+def test_loopback():
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.2") and not is_loopback("example.com")
+
+
+def test_inflight_limit_refuses_with_429_and_does_not_count_watches():
+    release = asyncio.Event()
+
+    async def slow(scope, receive, send):
+        await release.wait()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    limited = InflightLimit(slow, max_requests=1, max_mutating=1)
+
+    async def request(method="GET", query=b""):
+        sent = []
+
+        async def send(message):
+            sent.append(message)
+
+        scope = {"type": "http", "method": method, "path": "/apis/x/v1/things", "query_string": query, "headers": []}
+        await limited(scope, None, send)
+        return sent[0]["status"], dict(sent[0]["headers"])
+
+    async def scenario():
+        first = asyncio.create_task(request())
+        await asyncio.sleep(0)
+        refused_status, headers = await request()
+        mutating = asyncio.create_task(request("POST"))
+        watch = asyncio.create_task(request(query=b"watch=true"))
+        await asyncio.sleep(0)
+        release.set()
+        return refused_status, headers, await first, await mutating, await watch
+
+    refused_status, headers, first, mutating, watch = asyncio.run(scenario())
+    assert refused_status == 429 and headers[b"retry-after"] == b"1"
+    assert first[0] == mutating[0] == watch[0] == 200
+    assert is_long_running({"path": "/apis/g/v/watch/things", "query_string": b""})
