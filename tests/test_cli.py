@@ -171,10 +171,6 @@ def test_only_limits_what_is_written_and_checked(cli, project):
     "args, message",
     [
         (["--only", "frobnicate"], f"kgen: error: --only: unknown generator 'frobnicate' (available: {AVAILABLE})"),
-        (
-            ["--only", "client"],
-            f"kgen: error: --only: generator 'client' is not available in this version of kgen (available: {AVAILABLE})",
-        ),
         (["--input", "nowhere"], "does not exist; pass --input DIR or set input in [tool.kgen]"),
         (["--import-map", "k8s.io/api"], "expected IMPORTPATH=DIR"),
     ],

@@ -10,7 +10,19 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kgen.diagnostics import Diagnostics
-from kgen.generators import conversion, crd, deepcopy, defaulters, models, openapi, protobuf, scheme, strategies, validation
+from kgen.generators import (
+    client,
+    conversion,
+    crd,
+    deepcopy,
+    defaulters,
+    models,
+    openapi,
+    protobuf,
+    scheme,
+    strategies,
+    validation,
+)
 from kgen.generators.options import GeneratorOptions
 from kgen.ir.model import Universe
 from kgen.render import GeneratedFile
@@ -28,6 +40,7 @@ GENERATORS: dict[str, Generator] = {
     openapi.NAME: openapi.generate,
     crd.NAME: crd.generate,
     protobuf.NAME: protobuf.generate,
+    client.NAME: client.generate,
 }
 
 #: Checks that run before any generator: problems a generator would meet, as diagnostics.
@@ -39,6 +52,7 @@ CHECKS: dict[str, Callable[[Universe, Diagnostics], None]] = {
     openapi.NAME: openapi.check,
     crd.NAME: crd.check,
     protobuf.NAME: protobuf.check,
+    client.NAME: client.check,
 }
 
 #: Generators of schemas and IDL (not Python modules).
@@ -52,6 +66,6 @@ PYTHON_GENERATORS = tuple(name for name in GENERATORS if name not in SCHEMA_GENE
 RUNTIME_GENERATORS = (*PYTHON_GENERATORS, "protobuf")
 
 #: Names users may already pass; their generators arrive in later releases.
-PLANNED = ("client",)
+PLANNED: tuple[str, ...] = ()
 
 __all__ = ["CHECKS", "GENERATORS", "PLANNED", "PYTHON_GENERATORS", "RUNTIME_GENERATORS", "SCHEMA_GENERATORS", "Generator", "GeneratorOptions"]

@@ -78,8 +78,10 @@ class _Base:
         user_agent: str = "",
         http2: bool | None = None,
         rand: Callable[[], float] = random.random,
+        http_transport: Any = None,
     ) -> None:
         self.config = config
+        self._http_transport = http_transport
         self.prefer_protobuf = prefer_protobuf
         self.retry = retry or RetryPolicy()
         if rate_limiter is _UNSET:  # client-go: 0 means the default, a negative QPS no limit
@@ -104,6 +106,8 @@ class _Base:
         return self.config.namespace
 
     def _client_options(self) -> dict[str, Any]:
+        if self._http_transport is not None:  # an in-process server (the fake cluster of tests)
+            return {"transport": self._http_transport, "follow_redirects": False, "timeout": None}
         return {
             "verify": self._ssl if self._ssl is not None else True,
             "http2": self.http2,
@@ -188,10 +192,12 @@ class Transport(_Base):
         http2: bool | None = None,
         sleep: Callable[[float], None] = time.sleep,
         rand: Callable[[], float] = random.random,
+        http_transport: httpx.BaseTransport | None = None,
     ) -> None:
         """A transport for `config`. `prefer_protobuf` asks for protobuf (JSON is the fallback);
         `retry` says how to repeat; `rate_limiter` defaults to the config's qps and burst (None:
-        no limit); `warning_handler` receives each Warning header; `sleep` and `rand` are for tests."""
+        no limit); `warning_handler` receives each Warning header; `sleep` and `rand` are for tests;
+        `http_transport` sends requests somewhere other than the network (an in-process server)."""
         super().__init__(
             config,
             prefer_protobuf=prefer_protobuf,
@@ -201,6 +207,7 @@ class Transport(_Base):
             user_agent=user_agent,
             http2=http2,
             rand=rand,
+            http_transport=http_transport,
         )
         self._sleep = sleep
         self._client: httpx.Client = _new_client(httpx.Client, self._client_options())
@@ -368,6 +375,7 @@ class AsyncTransport(_Base):
         http2: bool | None = None,
         sleep: Callable[[float], Awaitable[object]] | None = None,
         rand: Callable[[], float] = random.random,
+        http_transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         """As `Transport`; `sleep` defaults to `anyio.sleep`. Credential plugins run in a thread."""
         super().__init__(
@@ -379,6 +387,7 @@ class AsyncTransport(_Base):
             user_agent=user_agent,
             http2=http2,
             rand=rand,
+            http_transport=http_transport,
         )
         if sleep is None:
             import anyio

@@ -13,12 +13,14 @@ from typing import assert_type
 
 from generated.example.v1 import (
     Frobber,
+    FrobberClass,
     FrobberList,
     FrobberMode,
     FrobberPort,
     FrobberSpec,
     Protocol,
 )
+from generated.example.v1.client import AsyncClient, Client
 from generated.example.v1.validation import validate_Frobber
 from kgen.runtime.apimachinery.meta.v1 import ObjectMeta
 from kgen.runtime.intstr import IntOrString
@@ -88,6 +90,27 @@ def round_trip(frobber: Frobber) -> None:
     assert SCHEME.validate(frobber) == []
     empty = FrobberList.from_json(b'{"items": []}')
     assert_type(empty.items, list[Frobber] | None)
+
+
+def _use_clients(client: Client, aclient: AsyncClient) -> None:
+    """Never called (it needs a server): what the typed clients give a type checker."""
+    frobbers = client.frobbers("default")
+    assert_type(frobbers.get("a"), Frobber)
+    assert_type(frobbers.list(label_selector="app=web"), FrobberList)
+    for item in frobbers.iter(limit=100):
+        assert_type(item, Frobber)
+    for event in frobbers.watch(resource_version="1"):
+        assert_type(event.object, Frobber)
+    assert_type(frobbers.apply({"metadata": {"name": "a"}}, field_manager="me", force=True), Frobber)
+    assert_type(frobbers.delete("a", propagation_policy="Foreground"), Frobber | None)
+    assert_type(client.frobberclasses().get("gold"), FrobberClass)
+    frobbers.patch("a", {"spec": {"replicas": 2}}, type="yaml")  # type: ignore[arg-type]
+    client.frobberclasses("default")  # type: ignore[call-arg]
+
+    async def run() -> None:
+        assert_type(await aclient.frobbers().get("a"), Frobber)
+        async for item in aclient.frobbers().iter():
+            assert_type(item, Frobber)
 
 
 def _mistakes(frobber: Frobber) -> None:
