@@ -407,3 +407,59 @@ def test_strategic_merge_is_refused_for_a_custom_resource_only_where_the_server_
     frobbers.create(frobber(name))
     assert frobbers.patch(name, {"spec": {"replicas": 2}}, type="strategic").spec.replicas == 2
     assert UnsupportedMediaType  # the type exists for servers that refuse it
+
+
+def test_informer_of_1000_objects_through_updates_and_a_forced_410(backend):
+    """1,000 objects, 50 updates while watching, and a watch refused with 410 Expired in the
+    middle: the cache ends equal to the server's state, and every handler call is accounted
+    for (one add per object, one update per change, nothing else)."""
+    if backend.cluster is None:
+        pytest.skip("the 410 is forced by a reactor of the fake cluster")
+    frobbers = v1_client.Client(backend.transport()).frobbers("default")
+    tag = unique("big")
+    for i in range(1000):
+        frobbers.create(frobber(f"{tag}-{i:04}", labels={"batch": tag}))
+    informer = Informer(frobbers, label_selector=f"batch={tag}", page_size=250, retry_delay=0.05, watch_timeout=1)
+    calls = {"add": 0, "update": 0, "delete": 0}
+    updated: set[str] = set()
+
+    def on_update(old: v1.Frobber, new: v1.Frobber) -> None:
+        calls["update"] += 1
+        updated.add(new.metadata.name)
+
+    informer.add_handler(on_add=lambda o: calls.__setitem__("add", calls["add"] + 1), on_update=on_update,
+                         on_delete=lambda o: calls.__setitem__("delete", calls["delete"] + 1))  # fmt: skip
+    informer.start()
+    try:
+        assert informer.wait_for_sync(30) and len(informer.lister) == 1000
+        for i in range(25):
+            frobbers.patch(f"{tag}-{i:04}", {"spec": {"replicas": 100 + i}})
+        refused = []
+
+        def expire_once(action):
+            if action.query.get("labelSelector") == f"batch={tag}" and not refused:
+                refused.append(action)
+                return APIError(410, "Expired", "too old resource version: 1 (2)")
+            return None
+
+        backend.cluster.add_reactor("watch", "frobbers", expire_once)
+        for i in range(25, 50):
+            frobbers.patch(f"{tag}-{i:04}", {"spec": {"replicas": 100 + i}})
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and (not refused or len(updated) < 50):
+            time.sleep(0.05)
+        assert refused, "the informer never opened another watch"
+        server = {f.metadata.name: f.metadata.resource_version for f in frobbers.iter(label_selector=f"batch={tag}")}
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            cached = {f.metadata.name: f.metadata.resource_version for f in informer.lister.list()}
+            if cached == server:
+                break
+            time.sleep(0.05)
+        assert cached == server
+        assert calls == {"add": 1000, "update": 50, "delete": 0}, calls
+        lists = [a for a in backend.cluster.actions if a.verb == "list" and a.query.get("labelSelector") == f"batch={tag}"]
+        assert len(lists) >= 2  # the first list, and the list after the 410
+    finally:
+        backend.cluster.reactors.clear()
+        informer.stop()

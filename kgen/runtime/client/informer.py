@@ -164,9 +164,13 @@ class Informer(Generic[T, L]):
         resync_period: float | None = None,
         page_size: int = 500,
         retry_delay: float = 1.0,
+        watch_timeout: int = 300,
     ) -> None:
         """An informer of `client`'s objects (its namespace, "" for all) that the selectors
-        choose. `retry_delay` is the pause after a failed list or watch before trying again."""
+        choose. `retry_delay` is the pause after a failed list or watch before trying again;
+        each watch lasts `watch_timeout` seconds at most before it is opened again (client-go
+        picks 5 to 10 minutes)."""
+        self.watch_timeout = watch_timeout
         self.client = client
         self.label_selector = label_selector
         self.field_selector = field_selector
@@ -217,8 +221,8 @@ class Informer(Generic[T, L]):
 
     def run(self) -> None:
         """List, then watch, until `stop()` (what `start` runs on its thread)."""
-        # The server ends each watch after this long, so that stop() and resyncs are noticed.
-        window = 30 if self.resync_period is None else max(1, int(self.resync_period))
+        # The server ends each watch after this long (and at least as often as resyncs are due).
+        window = self.watch_timeout if self.resync_period is None else max(1, min(self.watch_timeout, int(self.resync_period)))
         next_resync = time.monotonic() + self.resync_period if self.resync_period else None
         while not self._stop.is_set():
             try:
@@ -275,8 +279,10 @@ class AsyncInformer(Generic[T, L]):
         resync_period: float | None = None,
         page_size: int = 500,
         retry_delay: float = 1.0,
+        watch_timeout: int = 300,
     ) -> None:
         """As `Informer`."""
+        self.watch_timeout = watch_timeout
         self.client = client
         self.label_selector = label_selector
         self.field_selector = field_selector
@@ -330,7 +336,7 @@ class AsyncInformer(Generic[T, L]):
 
     async def run(self) -> None:
         """List, then watch, until cancelled."""
-        window = 30 if self.resync_period is None else max(1, int(self.resync_period))
+        window = self.watch_timeout if self.resync_period is None else max(1, min(self.watch_timeout, int(self.resync_period)))
         next_resync = time.monotonic() + self.resync_period if self.resync_period else None
 
         def relisted(listed: L) -> None:
