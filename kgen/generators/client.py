@@ -44,6 +44,20 @@ class ExtraMethod:
     verb: str
     subresource: str
 
+    @property
+    def http_method(self) -> str:
+        return _HTTP_METHODS[self.verb]
+
+    @property
+    def applies(self) -> bool:
+        return self.verb in ("apply", "applyStatus")
+
+
+_HTTP_METHODS = {
+    "get": "GET", "list": "GET", "watch": "GET", "create": "POST", "update": "PUT", "updateStatus": "PUT",
+    "patch": "PATCH", "apply": "PATCH", "applyStatus": "PATCH", "delete": "DELETE", "deleteCollection": "DELETE",
+}  # fmt: skip
+
 
 @dataclass
 class KindClient:
@@ -136,9 +150,9 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
                 continue
             where = Position.parse(typedef.position)
             for method in _extra_methods(typedef):
-                if method.verb not in ("get", "create", "update", "patch", "delete", "list"):
-                    diagnostics.error(where, f"+genclient:method {method.name}: verb {method.verb!r} must be get, "
-                                             "create, update, patch, delete or list")  # fmt: skip
+                if method.verb not in _HTTP_METHODS:
+                    diagnostics.error(where, f"+genclient:method {method.name}: verb {method.verb!r} must be one of "
+                                             f"{', '.join(_HTTP_METHODS)}")  # fmt: skip
 
 
 def has_module(universe: Universe, package: Package) -> bool:
@@ -200,6 +214,9 @@ def _client_file(universe: Universe, package: Package) -> GeneratedFile:
         context.imports[("kgen.runtime.client.resource", name)] = name if name.startswith("_") else f"_{name}"
     for name in ("Transport", "AsyncTransport", "load_config"):
         context.imports[("kgen.runtime.client", name)] = f"_{name}"
+    if any(m.applies for c in clients for m in c.extra):
+        context.imports[("kgen.runtime.client.options", "APPLY_PATCH")] = "_APPLY_PATCH"
+        context.imports[("kgen.runtime.client.options", "apply_query")] = "_apply_query"
     context.stdlib("typing", "Any")
     group_version = f"{package.group}/{package.version}" if package.group else package.version
     return render_python(
