@@ -152,12 +152,12 @@ def _version(obj: Model) -> str:
     return str(getattr(getattr(obj, "metadata", None), "resource_version", "") or "")
 
 
-class Informer(Generic[T, L]):
-    """A list-watch cache of the objects a client sees, on a daemon thread."""
+class _Informer(Generic[T, L]):
+    """What both flavours share: options, the cache and its lister, handlers, resyncs."""
 
     def __init__(
         self,
-        client: Watch[T, L],
+        client: Any,
         *,
         label_selector: str = "",
         field_selector: str = "",
@@ -170,17 +170,15 @@ class Informer(Generic[T, L]):
         choose. `retry_delay` is the pause after a failed list or watch before trying again;
         each watch lasts `watch_timeout` seconds at most before it is opened again (client-go
         picks 5 to 10 minutes)."""
-        self.watch_timeout = watch_timeout
         self.client = client
         self.label_selector = label_selector
         self.field_selector = field_selector
         self.resync_period = resync_period
         self.page_size = page_size
         self.retry_delay = retry_delay
+        self.watch_timeout = watch_timeout
         self._cache: _Cache[T] = _Cache()
         self.lister: Lister[T] = Lister(self._cache)
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self.errors: list[Exception] = []
         """Failures the informer recovered from (by listing or watching again)."""
 
@@ -192,16 +190,45 @@ class Informer(Generic[T, L]):
     ) -> None:
         """Call these on changes; a handler added after the sync first hears an add for each
         cached object, as client-go's AddEventHandler does."""
-        handler = Handler(on_add, on_update, on_delete)
         if self._cache.synced.is_set() and on_add is not None:
             for obj in self.lister.list():
                 on_add(obj)
-        self._cache.handlers.append(handler)
+        self._cache.handlers.append(Handler(on_add, on_update, on_delete))
 
     @property
     def has_synced(self) -> bool:
         """Whether the first list has reached the cache."""
         return self._cache.synced.is_set()
+
+    def _window(self) -> int:
+        """How long each watch lasts: `watch_timeout`, and at most the resync period."""
+        if self.resync_period is None:
+            return self.watch_timeout
+        return max(1, min(self.watch_timeout, int(self.resync_period)))
+
+    def _first_resync(self) -> float | None:
+        return time.monotonic() + self.resync_period if self.resync_period else None
+
+    def _relisted(self, listed: L) -> None:
+        self._cache.replace(list(listed.items), _version_of_list(listed))  # type: ignore[attr-defined]
+
+    def _maybe_resync(self, due: float | None) -> float | None:
+        if due is None or self.resync_period is None or time.monotonic() < due:
+            return due
+        self._cache.resync()
+        return time.monotonic() + self.resync_period
+
+
+class Informer(_Informer[T, L]):
+    """A list-watch cache of the objects a client sees, on a daemon thread."""
+
+    client: Watch[T, L]
+
+    def __init__(self, client: Watch[T, L], **options: Any) -> None:
+        """See `_Informer` for the options."""
+        super().__init__(client, **options)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
 
     def wait_for_sync(self, timeout: float | None = None) -> bool:
         """Wait for the first list; False when `timeout` passed first."""
@@ -221,17 +248,15 @@ class Informer(Generic[T, L]):
 
     def run(self) -> None:
         """List, then watch, until `stop()` (what `start` runs on its thread)."""
-        # The server ends each watch after this long (and at least as often as resyncs are due).
-        window = self.watch_timeout if self.resync_period is None else max(1, min(self.watch_timeout, int(self.resync_period)))
-        next_resync = time.monotonic() + self.resync_period if self.resync_period else None
+        next_resync = self._first_resync()
         while not self._stop.is_set():
             try:
                 if not self._cache.synced.is_set() or not self._cache.version:
                     self._list()
                 for event in self.client.watch(
                     label_selector=self.label_selector, field_selector=self.field_selector,
-                    resource_version=self._cache.version, timeout_seconds=window, bookmarks=True,
-                    on_relist=lambda listed: self._cache.replace(list(listed.items), _version_of_list(listed)),  # type: ignore[attr-defined]
+                    resource_version=self._cache.version, timeout_seconds=self._window(), bookmarks=True,
+                    on_relist=self._relisted,
                 ):  # fmt: skip
                     self._cache.apply(event)
                     if self._stop.is_set():
@@ -255,61 +280,22 @@ class Informer(Generic[T, L]):
                 break
         self._cache.replace(items, version)
 
-    def _maybe_resync(self, due: float | None) -> float | None:
-        if due is None or self.resync_period is None or time.monotonic() < due:
-            return due
-        self._cache.resync()
-        return time.monotonic() + self.resync_period
-
 
 def _version_of_list(listed: Any) -> str:
     return str(listed.metadata.resource_version or "")
 
 
-class AsyncInformer(Generic[T, L]):
+class AsyncInformer(_Informer[T, L]):
     """As `Informer`, in an asyncio task on an async client; handlers are plain callables
     run in the task."""
 
-    def __init__(
-        self,
-        client: AsyncWatch[T, L],
-        *,
-        label_selector: str = "",
-        field_selector: str = "",
-        resync_period: float | None = None,
-        page_size: int = 500,
-        retry_delay: float = 1.0,
-        watch_timeout: int = 300,
-    ) -> None:
-        """As `Informer`."""
-        self.watch_timeout = watch_timeout
-        self.client = client
-        self.label_selector = label_selector
-        self.field_selector = field_selector
-        self.resync_period = resync_period
-        self.page_size = page_size
-        self.retry_delay = retry_delay
-        self._cache: _Cache[T] = _Cache()
-        self.lister: Lister[T] = Lister(self._cache)
+    client: AsyncWatch[T, L]
+
+    def __init__(self, client: AsyncWatch[T, L], **options: Any) -> None:
+        """See `_Informer` for the options."""
+        super().__init__(client, **options)
         self._task: asyncio.Task[None] | None = None
         self._synced = asyncio.Event()
-        self.errors: list[Exception] = []
-
-    def add_handler(
-        self,
-        on_add: Callable[[T], None] | None = None,
-        on_update: Callable[[T, T], None] | None = None,
-        on_delete: Callable[[T], None] | None = None,
-    ) -> None:
-        """As `Informer.add_handler`."""
-        if self._cache.synced.is_set() and on_add is not None:
-            for obj in self.lister.list():
-                on_add(obj)
-        self._cache.handlers.append(Handler(on_add, on_update, on_delete))
-
-    @property
-    def has_synced(self) -> bool:
-        return self._cache.synced.is_set()
 
     async def wait_for_sync(self, timeout: float | None = None) -> bool:
         """Wait for the first list; False when `timeout` passed first."""
@@ -336,19 +322,15 @@ class AsyncInformer(Generic[T, L]):
 
     async def run(self) -> None:
         """List, then watch, until cancelled."""
-        window = self.watch_timeout if self.resync_period is None else max(1, min(self.watch_timeout, int(self.resync_period)))
-        next_resync = time.monotonic() + self.resync_period if self.resync_period else None
-
-        def relisted(listed: L) -> None:
-            self._cache.replace(list(listed.items), _version_of_list(listed))  # type: ignore[attr-defined]
-
+        next_resync = self._first_resync()
         while True:
             try:
                 if not self._cache.synced.is_set() or not self._cache.version:
                     await self._list()
                 async for event in self.client.watch(
                     label_selector=self.label_selector, field_selector=self.field_selector,
-                    resource_version=self._cache.version, timeout_seconds=window, bookmarks=True, on_relist=relisted,
+                    resource_version=self._cache.version, timeout_seconds=self._window(), bookmarks=True,
+                    on_relist=self._relisted,
                 ):  # fmt: skip
                     self._cache.apply(event)
                     next_resync = self._maybe_resync(next_resync)
@@ -370,9 +352,3 @@ class AsyncInformer(Generic[T, L]):
                 break
         self._cache.replace(items, version)
         self._synced.set()
-
-    def _maybe_resync(self, due: float | None) -> float | None:
-        if due is None or self.resync_period is None or time.monotonic() < due:
-            return due
-        self._cache.resync()
-        return time.monotonic() + self.resync_period
