@@ -74,6 +74,7 @@ def test_generate_then_verify_is_clean_and_twice_changes_no_byte(cli, project):
         "openapi/v3/apis/widgets.example.com/v1.json",
         "widgets/__init__.py",
         "widgets/v1/__init__.py",
+        "widgets/v1/client.py",
         "widgets/v1/deepcopy.py",
         "widgets/v1/models.py",
         "widgets/v1/register.py",
