@@ -37,10 +37,11 @@ fuzz: $(STAMP)
 	$(BIN)/python -m tests.sourcefuzz --runs $(or $(RUNS),3000) $(if $(SEED),--seed $(SEED))
 
 ## Run the benchmarks (prints ratios against the alternatives); K8S_API=DIR (a checkout of
-## k8s.io/api) adds generation on real inputs.
+## k8s.io/api) adds generation, and models against other clients, on real inputs.
 bench: $(STAMP)
 	$(BIN)/python -m bench
 	$(if $(K8S_API),$(BIN)/python -m bench realworld --k8s-api $(K8S_API))
+	$(if $(K8S_API),$(BIN)/python -m bench models --k8s-api $(K8S_API))
 
 ## Regenerate kgen's own runtime models of the apimachinery well-known types.
 bootstrap-runtime: $(STAMP)

@@ -1,5 +1,6 @@
-"""`python -m bench [runtime|conversion|validation|generation|realworld --k8s-api DIR]`: print
-benchmark reports (ratios against alternatives, and times against the targets)."""
+"""`python -m bench [runtime|conversion|validation|generation]`, `python -m bench realworld
+--k8s-api DIR` and `python -m bench models --k8s-api DIR`: print benchmark reports (ratios
+against alternatives, and times against the targets)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,11 @@ def main(argv: list[str]) -> None:
         parser.add_argument("--k8s-version", default="v0.36.3", help="its release tag (what go.mod requires)")
         args = parser.parse_args(argv[1:])
         print("\n".join(realworld.run(args.k8s_api, args.k8s_version)), flush=True)
+        return
+    if argv and argv[0] == "models":
+        from bench import models
+
+        models.main(argv[1:])
         return
     which = argv or ["runtime", "conversion", "validation", "generation"]
     if "runtime" in which:

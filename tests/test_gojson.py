@@ -34,8 +34,10 @@ _JSON = st.recursive(
 
 @settings(max_examples=400, deadline=None)
 @given(_JSON)
-def test_the_fast_encoder_writes_the_reference_bytes(value):
-    assert gojson.marshal(value) == gojson._marshal_text(value)
+def test_the_fast_encoders_write_the_reference_bytes(value):
+    reference = gojson._marshal_text(value)
+    assert gojson.marshal(value) == reference
+    assert gojson.marshal_struct(value) == reference
 
 
 @pytest.mark.parametrize(
@@ -51,6 +53,7 @@ def test_the_fast_encoder_writes_the_reference_bytes(value):
 )
 def test_go_output(value, expected):
     assert gojson.marshal(value) == expected
+    assert gojson.marshal_struct(value) == expected
 
 
 @pytest.mark.parametrize(
@@ -60,3 +63,6 @@ def test_go_output(value, expected):
 def test_what_go_cannot_encode_is_refused(value, error):
     with pytest.raises(error):
         gojson.marshal(value)
+    if not isinstance(value, float) and value != [float("inf")]:  # to_dict() makes no non-finite floats
+        with pytest.raises(error):
+            gojson.marshal_struct(value)

@@ -223,3 +223,70 @@ def test_python_constructors_reject_unknown_names_while_decoding_ignores_them(sh
     with pytest.raises(ValidationError, match="Inner has no field m"):
         shapes.Plain(st={"m": 1})
     assert shapes.Options.from_json(b'{"colour":"red"}') == shapes.Options()
+
+
+# -- the decoding path: Go's null rule in the schema, errors, value caches, large documents --
+
+
+def test_an_error_names_the_field_once_without_the_null_branch(shapes):
+    with pytest.raises(ValidationError) as caught:
+        shapes.Plain.from_json(b'{"st":{"n":"5"},"s":7}')
+    assert [(e["loc"], e["type"]) for e in caught.value.errors()] == [(("s",), "string_type"), (("st", "n"), "int_type")]
+    with pytest.raises(ValidationError) as caught:
+        shapes.Plain(st={"n": []})
+    assert [e["loc"] for e in caught.value.errors()] == [("st", "n")]
+
+
+def test_null_is_no_field_the_json_schema_allows_and_unknown_fields_are_not_refused_there(shapes):
+    schema = shapes.Plain.model_json_schema()
+    assert schema["properties"]["s"] == {"default": "", "title": "S", "type": "string"}
+    assert "additionalProperties" not in schema
+
+
+def test_decoded_values_shared_by_text_keep_their_own_form(shapes):
+    first = shapes.Empty.from_json(b'{"q":"1","t":"2024-01-01T00:00:00Z","ios":"25%"}')
+    second = shapes.Empty.from_json(b'{"q":"1000m","t":"2024-01-01T00:00:00.5Z","ios":25}')
+    again = shapes.Empty.from_json(b'{"q":"1","t":"2024-01-01T00:00:00Z","ios":"25%"}')
+    assert first.q == second.q and str(first.q) == "1" and str(second.q) == "1" and str(again.q) == "1"
+    assert first.t.microsecond == 0 and second.t.microsecond == 500000
+    assert first.ios.str_val == "25%" and second.ios.int_val == 25
+    assert shapes.Empty.from_json(b'{"q":2}').q == shapes.Empty.from_json(b'{"q":"2"}').q
+
+
+def test_large_documents_decode_with_the_collector_paused_and_resumed(shapes):
+    import gc
+
+    big = b'{"m":{' + b",".join(b'"k%d":"v"' % i for i in range(8000)) + b"}}"
+    assert len(shapes.Empty.from_json(big).m) == 8000 and gc.isenabled()
+    with pytest.raises(ValidationError):
+        shapes.Empty.from_json(big[:-2] + b',"x":1}}')
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        shapes.Empty.from_json(big)
+        assert not gc.isenabled()  # a caller's choice stays
+    finally:
+        gc.enable()
+
+
+def test_raw_json_changed_after_decoding_is_checked_when_written():
+    from kgen.runtime.rawjson import JSON
+
+    holder = JSON({"a": [1.5]})
+    holder.raw["a"].append(float("nan"))
+    with pytest.raises(ValueError, match="finite"):
+        holder.to_json()
+    holder.raw["a"][-1] = object()
+    with pytest.raises(ValueError, match="not JSON data"):
+        holder.to_json()
+    holder.raw["a"][-1] = -129  # marshal writes bytes that look like a NaN's: the full check clears it
+    assert holder.to_json() == {"a": [1.5, -129]}
+
+
+def test_writing_json_falls_back_where_the_fast_encoder_stops(shapes):
+    from kgen.runtime.gojson import marshal_struct
+
+    assert shapes.Options(count=2**63 - 1, ratio=1e-7).to_json() == b'{"count":"9223372036854775807","ratio":1e-7,"NoTag":""}'
+    assert marshal_struct({"big": 2**70, "html": "<&>"}) == b'{"big":1180591620717411303424,"html":"\\u003c\\u0026\\u003e"}'
+    with pytest.raises(UnicodeEncodeError):
+        shapes.Empty(s="\ud800").to_json()

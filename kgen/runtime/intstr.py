@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic_core import core_schema
 
+from kgen.runtime.decoded import json_value_schema
+
 INT = 0
 STRING = 1
 
@@ -99,8 +101,10 @@ class IntOrString:
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> core_schema.CoreSchema:
-        return core_schema.no_info_plain_validator_function(
-            _validate, serialization=core_schema.plain_serializer_function_ser_schema(lambda v: v.to_json())
+        return core_schema.json_or_python_schema(
+            json_schema=json_value_schema(IntOrString, ("str", "int"), "an int-or-string is an integer or a string"),
+            python_schema=core_schema.no_info_plain_validator_function(_validate),
+            serialization=core_schema.plain_serializer_function_ser_schema(lambda v: v.to_json()),
         )
 
 

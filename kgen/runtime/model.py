@@ -10,15 +10,17 @@ those generators.
 from __future__ import annotations
 
 import functools
+import gc
 import re
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Self, TypeVar
+from types import UnionType
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Self, TypeVar, Union, get_args, get_origin
 
 import annotated_types
 import pydantic_core
-from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, ValidationError, ValidationInfo, model_validator
-from pydantic_core import PydanticCustomError, core_schema
+from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, ValidationError
+from pydantic_core import PydanticCustomError, PydanticOmit, core_schema
 
 from kgen.runtime import gojson
 from kgen.runtime.gojson import encode_bytes, float_value, string_option
@@ -58,6 +60,12 @@ __all__ = [
     "DECODE",
 ]
 
+#: From this many bytes of JSON on, `from_json` pauses the cycle collector while it decodes.
+#: Decoded objects hold no cycles, but each is tracked by the collector, which otherwise
+#: walks the growing tree again and again while a large list is built (a PodList of 500
+#: decodes three times faster without); collections resume when the decode returns.
+_PAUSE_GC_FROM = 64 * 1024
+
 #: Validation context of every decoding path: unknown fields are ignored, as Go does.
 DECODE = {"kgen": "decode"}
 
@@ -77,6 +85,11 @@ def _decode_base64(value: Any) -> Any:
 
 #: `[]byte`: base64 (standard encoding, padded) in JSON, `bytes` in Python.
 GoBytes = Annotated[bytes, BeforeValidator(_decode_base64)]
+
+
+def _schema_allows_unknown_fields(schema: dict[str, Any]) -> None:
+    # JSON Schema describes what decoding takes: unknown fields are ignored, not refused.
+    schema.pop("additionalProperties", None)
 
 
 class Model(BaseModel):
@@ -103,7 +116,10 @@ class Model(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
-        extra="ignore",
+        # Built from Python, a name that is no field is a mistake; the decoders pass
+        # extra="ignore" and so ignore unknown fields, as Go does.
+        extra="forbid",
+        json_schema_extra=_schema_allows_unknown_fields,
         revalidate_instances="never",
         protected_namespaces=(),
         # Go's JSON has no NaN or infinities (pydantic's parser reads `NaN`, and 1e400 as inf).
@@ -118,36 +134,10 @@ class Model(BaseModel):
         defer_build=True,
     )
 
-    #: JSON and Python names of fields where `null` means "leave at the zero value":
-    #: every field whose zero value is not None (computed when the class is created).
-    __kgen_nonnull__: ClassVar[frozenset[str]] = frozenset()
-
-    #: Every Python and JSON name of the class's fields.
-    __kgen_names__: ClassVar[frozenset[str]] = frozenset()
-
     #: The generated deep copy function (`register_deep_copy`) and the class it builds;
     #: without one, or for a subclass, `deep_copy` is pydantic's `model_copy(deep=True)`.
     __kgen_deep_copy__: ClassVar[staticmethod[[Any], Any]]
     __kgen_deep_copied__: ClassVar[type | None] = None
-
-    @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
-        super().__pydantic_init_subclass__(**kwargs)
-        nonnull: set[str] = set()
-        names: set[str] = set()
-        for name, info in cls.model_fields.items():
-            # Generated fields name their JSON name as validation (and serialization) alias.
-            alias = info.validation_alias if isinstance(info.validation_alias, str) else None
-            names.add(name)
-            if alias:
-                names.add(alias)
-            if info.default is not None or info.default_factory is not None:
-                nonnull.add(name)
-                if alias:
-                    nonnull.add(alias)
-        cls.__kgen_nonnull__ = frozenset(nonnull)
-        cls.__kgen_names__ = frozenset(names)
-
 
     @classmethod
     def model_rebuild(
@@ -172,24 +162,42 @@ class Model(BaseModel):
         built: bool | None = _rebuild(cls, force=force, raise_errors=raise_errors, _types_namespace=namespace)
         return built
 
-    @model_validator(mode="before")
     @classmethod
-    def _go_null_means_zero(cls, data: Any, info: ValidationInfo) -> Any:
-        if type(data) is not dict:
-            return data
-        if info.context is None:
-            # Built from Python: a name that is no field is a mistake. Decoding (which passes
-            # DECODE as context) ignores unknown fields, as Go does.
-            unknown = data.keys() - cls.__kgen_names__
-            if unknown:
-                raise ValueError(
-                    f"{cls.__name__} has no field {', '.join(sorted(unknown))} "
-                    f"(fields: {', '.join(cls.model_fields)})"
-                )
-        if None in data.values():
-            nonnull = cls.__kgen_nonnull__
-            data = {k: v for k, v in data.items() if v is not None or k not in nonnull}
-        return data
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> core_schema.CoreSchema:
+        """pydantic's schema of the class, with Go's rule for `null` built in: a field whose
+        zero value is not None stays at its zero value when the JSON holds `null`. Expressed
+        in the schema (not as a validator of the whole object), so pydantic-core decodes JSON
+        straight into the objects, and Python runs only where a `null` was."""
+        schema: core_schema.CoreSchema = handler(source)
+        if source is cls:
+            _null_means_zero(schema)
+        return schema
+
+    if not TYPE_CHECKING:
+
+        def __init__(self, /, **data: Any) -> None:
+            try:
+                self.__pydantic_validator__.validate_python(data, self_instance=self)
+            except ValidationError as err:
+                raise _clean_error(err, type(self)) from None
+
+        # pydantic takes this __init__ for its own: nested objects are still built in
+        # pydantic-core, without a call of __init__ each.
+        __init__.__pydantic_base_init__ = True
+
+        @classmethod
+        def model_validate(cls, obj: Any, **kwargs: Any) -> Self:
+            try:
+                return super().model_validate(obj, **kwargs)
+            except ValidationError as err:
+                raise _clean_error(err, cls) from None
+
+        @classmethod
+        def model_validate_json(cls, json_data: Any, **kwargs: Any) -> Self:
+            try:
+                return super().model_validate_json(json_data, **kwargs)
+            except ValidationError as err:
+                raise _clean_error(err, cls) from None
 
     def to_dict(self) -> dict[str, Any]:
         """The object as Go's encoding/json would write it, as Python data."""
@@ -197,7 +205,7 @@ class Model(BaseModel):
 
     def to_json(self) -> bytes:
         """The object as Go's encoding/json would write it (compact, map keys sorted)."""
-        return gojson.marshal(self.to_dict())
+        return gojson.marshal_struct(self.to_dict())
 
     @classmethod
     def from_json(cls, data: str | bytes) -> Self:
@@ -205,7 +213,18 @@ class Model(BaseModel):
 
         Raises only `pydantic.ValidationError`: for text that is not JSON (or nests more
         than 200 levels, pydantic's parser's limit), and for values the fields refuse."""
-        return cls.model_validate_json(data, strict=True, by_alias=True, by_name=False, context=DECODE)
+        paused = isinstance(data, (bytes, str, bytearray)) and len(data) >= _PAUSE_GC_FROM and gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            return cls.__pydantic_validator__.validate_json(  # type: ignore[no-any-return]
+                data, strict=True, extra="ignore", by_alias=True, by_name=False, context=DECODE
+            )
+        except ValidationError as err:
+            raise _clean_error(err, cls) from None
+        finally:
+            if paused:
+                gc.enable()
 
     @classmethod
     def from_yaml(cls, text: str | bytes) -> Self:
@@ -248,7 +267,12 @@ class Model(BaseModel):
         if unwritable is not None:
             path, text = unwritable
             raise ValidationError.from_exception_data(cls.__name__, [{"type": "string_unicode", "loc": path, "input": text}])
-        return cls.model_validate(data, strict=True, by_alias=True, by_name=False, context=DECODE)
+        try:
+            return cls.__pydantic_validator__.validate_python(  # type: ignore[no-any-return]
+                data, strict=True, extra="ignore", by_alias=True, by_name=False, context=DECODE
+            )
+        except ValidationError as err:
+            raise _clean_error(err, cls) from None
 
     if not TYPE_CHECKING:
 
@@ -304,6 +328,138 @@ class Model(BaseModel):
     def parse_raw(cls, b: str | bytes, **_: Any) -> Self:
         """`from_json()` (pydantic v1's name)."""
         return cls.from_json(b)
+
+
+# -- Go's null rule in the schema, and errors without its traces -------------------------
+
+#: Labels of the two branches a field whose zero value is not None gets (see
+#: `_null_means_zero`); `_clean_error` takes them out of error locations.
+_VALUE_BRANCH = "\x00value"
+_NULL_BRANCH = "\x00null"
+
+
+def _null_means_zero(schema: Any) -> None:
+    """Give every field of the model schema `schema` whose zero value is not None a second
+    way in: JSON `null` (Python None), which leaves the field at its zero value, as Go's
+    decoder does. The field's own schema is tried first: Python runs only for a null."""
+    model = _model_schema(schema)
+    if model is None:
+        return
+    for field in model["schema"]["fields"].values():
+        with_default = field["schema"]
+        if with_default["type"] != "default":
+            continue
+        factory = with_default.get("default_factory")
+        default = with_default.get("default")
+        if factory is None and default is None:
+            continue
+        value = with_default["schema"]
+        zero = core_schema.no_info_after_validator_function(
+            _made_by(factory) if factory is not None else _always(default),
+            core_schema.none_schema(),
+            metadata=_NOT_IN_JSON_SCHEMA,
+        )
+        with_default["schema"] = core_schema.union_schema(
+            [(value, _VALUE_BRANCH), (zero, _NULL_BRANCH)], mode="left_to_right", serialization=value.get("serialization")
+        )
+
+
+def _made_by(factory: Callable[[], Any]) -> Callable[[Any], Any]:
+    return lambda _: factory()
+
+
+def _always(value: Any) -> Callable[[Any], Any]:
+    return lambda _: value
+
+
+def _omit(schema: Any, handler: Any) -> Any:
+    raise PydanticOmit
+
+
+#: The null branch is not in a JSON Schema: the field's type alone is.
+_NOT_IN_JSON_SCHEMA: Any = {"pydantic_js_functions": [_omit]}
+
+
+def _model_schema(schema: Any) -> Any:
+    if schema["type"] == "model":
+        return schema if schema["schema"]["type"] == "model-fields" else None
+    if schema["type"] == "definitions":
+        return _model_schema(schema["schema"])
+    return None
+
+
+def _clean_error(err: ValidationError, cls: type[Model] | None) -> ValidationError:
+    """`err` as the field types alone would have raised it: without the errors of the null
+    branch `_null_means_zero` adds, or its labels in locations; and an unknown name given
+    from Python says which fields there are."""
+    errors = err.errors(include_url=False)
+    if not any(
+        e["type"] == "extra_forbidden" or _VALUE_BRANCH in e["loc"] or _NULL_BRANCH in e["loc"] for e in errors
+    ):
+        return err
+    line_errors: list[Any] = []
+    for error in errors:
+        if _NULL_BRANCH in error["loc"]:
+            continue
+        loc = tuple(part for part in error["loc"] if part != _VALUE_BRANCH)
+        kind: Any = error["type"]
+        ctx = error.get("ctx")
+        if kind == "extra_forbidden":
+            owner = _field_owner(cls, loc[:-1])
+            if owner is not None:
+                message = f"{owner.__name__} has no field {loc[-1]} (fields: {', '.join(owner.model_fields)})"
+                kind, ctx = PydanticCustomError("extra_forbidden", message.replace("{", "{{").replace("}", "}}")), None
+        line_error = {"type": kind, "loc": loc, "input": error["input"]}
+        if ctx is not None:
+            line_error["ctx"] = ctx
+        line_errors.append(line_error)
+    try:
+        return ValidationError.from_exception_data(err.title, line_errors)
+    except (KeyError, TypeError):
+        # An error type of a validator of its own: its message as it was.
+        for line_error, error in zip(line_errors, (e for e in errors if _NULL_BRANCH not in e["loc"]), strict=True):
+            if isinstance(line_error["type"], str):
+                message = error["msg"].replace("{", "{{").replace("}", "}}")
+                line_error["type"] = PydanticCustomError(line_error["type"], message)
+                line_error.pop("ctx", None)
+        return ValidationError.from_exception_data(err.title, line_errors)
+
+
+def _field_owner(cls: Any, loc: tuple[Any, ...]) -> type[Model] | None:
+    """The model class holding the field at `loc` (Python or JSON names, list indexes, map
+    keys) below `cls`, if the annotations lead to one."""
+    current = cls
+    for part in loc:
+        current = _strip_optional(current)
+        if isinstance(current, type) and issubclass(current, Model):
+            field = current.model_fields.get(part) if isinstance(part, str) else None
+            if field is None:
+                field = next((f for f in current.model_fields.values() if f.validation_alias == part), None)
+            if field is None:
+                return None
+            current = field.annotation
+        elif get_origin(current) is list and isinstance(part, int):
+            current = get_args(current)[0]
+        elif get_origin(current) is dict and isinstance(part, str):
+            current = get_args(current)[1]
+        else:
+            return None
+    current = _strip_optional(current)
+    return current if isinstance(current, type) and issubclass(current, Model) else None
+
+
+def _strip_optional(annotation: Any) -> Any:
+    while True:
+        origin = get_origin(annotation)
+        if origin is Annotated:
+            annotation = get_args(annotation)[0]
+        elif origin in (Union, UnionType):
+            members = [a for a in get_args(annotation) if a is not type(None)]
+            if len(members) != 1:
+                return annotation
+            annotation = members[0]
+        else:
+            return annotation
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -520,7 +676,10 @@ def _adapter(annotation: Any) -> TypeAdapter[Any]:
 
 def decode_value(annotation: Any, data: Any) -> Any:
     """Decode JSON data (a `+default` value) as a field of this annotation; a fresh value each call."""
-    return _adapter(annotation).validate_python(data, by_alias=True, by_name=False, context=DECODE)
+    try:
+        return _adapter(annotation).validate_python(data, extra="ignore", by_alias=True, by_name=False, context=DECODE)
+    except ValidationError as err:
+        raise _clean_error(err, None) from None
 
 
 _zero_cache: dict[type, Any] = {}

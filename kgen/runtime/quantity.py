@@ -20,6 +20,8 @@ from typing import Any
 
 from pydantic_core import core_schema
 
+from kgen.runtime.decoded import json_value_schema
+
 _BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _DECIMAL_SUFFIX = {v: k for k, v in _DECIMAL.items()}
@@ -183,8 +185,10 @@ class Quantity:
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> core_schema.CoreSchema:
-        return core_schema.no_info_plain_validator_function(
-            _validate, serialization=core_schema.to_string_ser_schema()
+        return core_schema.json_or_python_schema(
+            json_schema=json_value_schema(_validate, ("str", "int", "float"), "a quantity is a string or a number"),
+            python_schema=core_schema.no_info_plain_validator_function(_validate),
+            serialization=core_schema.to_string_ser_schema(),
         )
 
 

@@ -40,6 +40,11 @@ def copy_json(value: Any) -> Any:
 
 
 _dumps, _loads = marshal.dumps, marshal.loads
+#: Bytes that every NaN and infinity marshal writes contain (it writes a float as its
+#: little-endian IEEE double, whose 11 exponent bits are all ones for those): the two top
+#: bytes are [0xf0-0xff][0x7f or 0xff]. UTF-8 text never holds them; other numbers may,
+#: and then the full check tells.
+_NON_FINITE = re.compile(rb"[\xf0-\xff][\x7f\xff]").search
 
 
 def _copy_recursive(value: Any) -> Any:
@@ -192,7 +197,20 @@ class _RawJSON:
         self.raw = raw
 
     def to_json(self) -> Any:
-        return self.raw
+        """The value, checked again (it may have been changed since it was built): JSON
+        data with finite numbers. marshal writes it out in C; only a value marshal cannot
+        write, or the bytes of a NaN or an infinity in what it wrote, take `check_json`'s
+        walk, which raises ValueError."""
+        raw = self.raw
+        if type(raw) is dict or type(raw) is list or type(raw) is float:
+            try:
+                written = _dumps(raw)
+            except ValueError:
+                check_json(raw)
+            else:
+                if _NON_FINITE(written):
+                    check_json(raw)
+        return raw
 
     def is_zero(self) -> bool:
         return self.raw is None
@@ -216,9 +234,27 @@ class _RawJSON:
         return self.deep_copy()
 
     @classmethod
+    def _from_parsed_json(cls, value: Any) -> Self:
+        """A holder of a value the JSON parser made: JSON data already (string keys, no lone
+        surrogates, integers of at most 4300 digits, nested no deeper than the parser reads),
+        and held by nothing else. Only a number too large for a float (`1e400`, which the
+        parser reads as infinity) or `NaN` can still be wrong: marshal writes the value out in
+        C, and the full check runs only if the bytes of a NaN or an infinity may be there."""
+        if type(value) is float or type(value) is dict or type(value) is list:
+            written = _dumps(value)
+            if _NON_FINITE(written):
+                check_json(value)
+        holder = object.__new__(cls)
+        holder.raw = value
+        return holder
+
+    @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> core_schema.CoreSchema:
-        return core_schema.no_info_plain_validator_function(
-            lambda value: value if isinstance(value, cls) else cls(value),
+        return core_schema.json_or_python_schema(
+            json_schema=core_schema.no_info_after_validator_function(cls._from_parsed_json, core_schema.any_schema()),
+            python_schema=core_schema.no_info_plain_validator_function(
+                lambda value: value if isinstance(value, cls) else cls(value)
+            ),
             serialization=core_schema.plain_serializer_function_ser_schema(lambda v: v.to_json()),
         )
 

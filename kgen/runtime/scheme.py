@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ValidationError
 
 from kgen.runtime.conversion import DEFAULT_SCOPE, Scope
-from kgen.runtime.model import DECODE, Model
 from kgen.runtime.rawjson import MAX_DEPTH
 
 if TYPE_CHECKING:
@@ -151,7 +150,7 @@ class Scheme:
     """Registered kinds and how to default and convert them."""
 
     def __init__(self) -> None:
-        self._types: dict[GroupVersionKind, type[Model]] = {}
+        self._types: dict[GroupVersionKind, type[Any]] = {}
         self._kinds: dict[type, GroupVersionKind] = {}
         self._defaulters: dict[type, Callable[[Any], None]] = {}
         self._to_internal: dict[type, Callable[..., Any]] = {}
@@ -162,7 +161,7 @@ class Scheme:
     # -- registration (called by generated register.py modules) ---------------------
 
     def add_kinds(
-        self, group_version: GroupVersion, kinds: Mapping[str, type[Model]], storage: tuple[str, ...] = ()
+        self, group_version: GroupVersion, kinds: Mapping[str, type[Any]], storage: tuple[str, ...] = ()
     ) -> None:
         for kind, cls in kinds.items():
             gvk = GroupVersionKind(group_version.group, group_version.version, kind)
@@ -187,7 +186,7 @@ class Scheme:
         for internal_cls, function in from_internal.items():
             self._from_internal[(internal_cls, group_version)] = function
 
-    def add_hub(self, group_version: GroupVersion, kinds: Mapping[str, type[Model]]) -> None:
+    def add_hub(self, group_version: GroupVersion, kinds: Mapping[str, type[Any]]) -> None:
         """Make a served version the hub of these kinds (conversion-gen's versioned target,
         kubebuilder's storage-version hub): they are the group's internal form as they are."""
 
@@ -207,7 +206,7 @@ class Scheme:
         except KeyError:
             raise APIError(500, "InternalError", f"{cls.__name__} is not registered in the scheme") from None
 
-    def type_for(self, gvk: GroupVersionKind) -> type[Model]:
+    def type_for(self, gvk: GroupVersionKind) -> type[Any]:
         try:
             return self._types[gvk]
         except KeyError:
@@ -310,7 +309,7 @@ class Scheme:
                 )
             warnings = problems
         try:
-            obj = cls.model_validate_json(raw, strict=True, by_alias=True, by_name=False, context=DECODE)
+            obj = cls.from_json(raw)
         except ValidationError as err:
             causes = [
                 StatusCause("FieldValueInvalid", e["msg"], _json_path(e["loc"])) for e in err.errors(include_url=False)
@@ -319,6 +318,14 @@ class Scheme:
                 f"{kind} in version \"{group_version.version}\" cannot be handled as a {kind}: "
                 + "; ".join(f"{c.field}: {c.message}" if c.field else c.message for c in causes),
                 causes,
+            ) from None
+        except ValueError as err:  # the msgspec models' decoders raise msgspec.DecodeError, a ValueError
+            message, _, where = str(err).partition(" - at `$")
+            cause = StatusCause("FieldValueInvalid", message, where.rstrip("`").lstrip("."))
+            raise bad_request(
+                f"{kind} in version \"{group_version.version}\" cannot be handled as a {kind}: "
+                + (f"{cause.field}: {cause.message}" if cause.field else cause.message),
+                [cause],
             ) from None
         if default:
             self.default(obj)
@@ -469,19 +476,30 @@ def _compute_shape(annotation: Any) -> tuple[str, Any]:
     if origin is dict:
         item = _shape(typing.get_args(annotation)[1])
         return (_MAP, item) if item[0] is not _LEAF else (_MAP_OF_LEAVES, None)
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+    if isinstance(annotation, type) and (issubclass(annotation, BaseModel) or _is_struct(annotation)):
         return (_MODEL, annotation)
     return (_LEAF, None)
+
+
+def _is_struct(cls: type) -> bool:
+    """Whether a class is a msgspec struct (without importing msgspec, which the pydantic
+    models do not need)."""
+    return hasattr(cls, "__struct_fields__") and hasattr(cls, "__struct_config__")
 
 
 _FIELDS_CACHE: dict[type, dict[str, Any]] = {}
 
 
-def _json_fields(cls: type[BaseModel]) -> dict[str, Any]:
+def _json_fields(cls: type[Any]) -> dict[str, Any]:
     fields = _FIELDS_CACHE.get(cls)
     if fields is None:
-        cls.model_rebuild()
-        fields = {(info.serialization_alias or name): info.annotation for name, info in cls.model_fields.items()}
+        if _is_struct(cls):
+            import msgspec
+
+            fields = {info.encode_name: info.type for info in msgspec.structs.fields(cls)}
+        else:
+            cls.model_rebuild()
+            fields = {(info.serialization_alias or name): info.annotation for name, info in cls.model_fields.items()}
         _FIELDS_CACHE[cls] = fields
     return fields
 

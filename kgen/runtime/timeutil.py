@@ -16,6 +16,8 @@ from typing import Any, Self
 
 from pydantic_core import core_schema
 
+from kgen.runtime.decoded import json_value_schema
+
 _RFC3339 = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})", re.ASCII
 )
@@ -155,9 +157,17 @@ class Time(datetime):
         return {"type": "string", "format": "date-time"}
 
     @classmethod
+    def _decode_text(cls, text: str) -> Time:
+        return cls.from_datetime(*parse_rfc3339_nanos(cls._check_text(text)))
+
+    @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> core_schema.CoreSchema:
-        return core_schema.no_info_plain_validator_function(
-            cls._validate, serialization=core_schema.plain_serializer_function_ser_schema(lambda v: v.to_json())
+        # Times are treated as immutable (a copy is the object itself): one decoded time
+        # serves every occurrence of its text.
+        return core_schema.json_or_python_schema(
+            json_schema=json_value_schema(cls._decode_text, ("str",), "a time is an RFC 3339 string"),
+            python_schema=core_schema.no_info_plain_validator_function(cls._validate),
+            serialization=core_schema.plain_serializer_function_ser_schema(lambda v: v.to_json()),
         )
 
 

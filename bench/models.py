@@ -1,0 +1,363 @@
+"""Models on real Kubernetes objects, side by side with what a user would otherwise pick.
+
+    python -m bench.models --k8s-api DIR [--rounds N]
+
+DIR is a checkout of k8s.io/api (kubernetes/api at a release tag). kgen generates models
+for its apps/v1 and core/v1 packages into a temporary directory (the templates of this
+tree, so the numbers are the code as it stands). The objects are fixtures of our own
+making, written as an API server writes them (bench/fixtures): a Deployment (13 KB,
+managedFields, probes, env, volumes, quantities, status) and a PodList of 500 pods made
+from one pod, each with its own names, uids, addresses, times and restart counts.
+
+Each is decoded from the JSON bytes an API server sends by
+
+- kgen: `Deployment.from_json` (strict, Go's rules);
+- kubernetes: the official client's `ApiClient().deserialize` into `V1Deployment` (what
+  its generated API methods call on a response body);
+- lightkube: `lightkube.core.decoders.decode_object` (msgspec structs, what its client calls);
+- plain pydantic: pydantic v2 models of the same types, made here from kgen's classes
+  (the same fields, JSON names and defaults; `int`, `str`, `datetime` and dicts where kgen
+  has its own value types; no validators of kgen's), decoded with `model_validate_json`.
+
+Then encoding to Python data and to JSON, deep copies, and the memory a decoded object
+holds (tracemalloc). The encode-to-JSON target is `orjson.dumps` of the equivalent dict.
+Times are per call, the best of several rounds of many calls; the garbage collector runs
+as it would in an operator.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import gc
+import importlib
+import inspect
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+import types
+import typing
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+PACKAGES = ("apps/v1", "core/v1")
+PODS = 500
+
+
+# -- the objects -------------------------------------------------------------------------
+
+
+def deployment_json() -> bytes:
+    """The Deployment fixture as an API server sends it (compact JSON)."""
+    return _compact(json.loads((FIXTURES / "deployment.json").read_text()))
+
+
+def pod_list_json(count: int = PODS) -> bytes:
+    """A PodList of `count` pods of one ReplicaSet, as an API server sends it."""
+    pod = json.loads((FIXTURES / "pod.json").read_text())
+    items = [_pod_variant(pod, index) for index in range(count)]
+    return _compact(
+        {"kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": "48299120"}, "items": items}
+    )
+
+
+def _pod_variant(pod: dict[str, Any], index: int) -> dict[str, Any]:
+    """The pod as the `index`th replica: its own name, uid, node, addresses, times, restarts."""
+    text = json.dumps(pod)
+    suffix = "".join("bcdfghjklmnpqrstvwxz2456789"[(index * 7919 + i * 104729) % 27] for i in range(5))
+    node = index % 24
+    minute, second = divmod(9 + index * 3 % 3000, 60)
+    replacements = {
+        "checkout-7d9f8c6b5d-x4k2p": f"checkout-7d9f8c6b5d-{suffix}",
+        "0f6c2b7e-5d1a-4c3e-9b8f-7a6e5d4c3b2a": f"0f6c2b7e-5d1a-4c3e-9b8f-{index:012x}",
+        "ip-10-0-3-21.eu-west-1.compute.internal": f"ip-10-0-{node // 8}-{node * 7 % 250 + 2}.eu-west-1.compute.internal",
+        "10.0.3.21": f"10.0.{node // 8}.{node * 7 % 250 + 2}",
+        "10.42.3.17": f"10.42.{node}.{index % 250 + 2}",
+        "48211904": str(48211904 + index * 13),
+        "2025-09-02T13:40:09Z": f"2025-09-02T{13 + minute // 60:02d}:{minute % 60:02d}:{second:02d}Z",
+    }
+    for old, new in replacements.items():
+        text = text.replace(old, new)
+    variant = json.loads(text)
+    for status in variant["status"]["containerStatuses"]:
+        status["restartCount"] = (index * 31 + len(status["name"])) % 4
+        status["containerID"] = status["containerID"][:-6] + f"{index:06x}"
+    return variant
+
+
+def _compact(data: Any) -> bytes:
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+# -- the models --------------------------------------------------------------------------
+
+
+def generate_models(k8s_api: Path, work: Path) -> Path:
+    """Generate kgen models (and deep copies) of apps/v1 and core/v1 into `work`; return the
+    directory to put on sys.path (the package is `k8sapi`)."""
+    source = work / "input"
+    for package in PACKAGES:
+        shutil.copytree(k8s_api / package, source / package, ignore=shutil.ignore_patterns("*_test.go", "testdata"))
+    shutil.copy(k8s_api / "go.mod", source / "go.mod")
+    output = work / "out"
+    command = [sys.executable, "-m", "kgen.cli", "generate", "--input", str(source), "--module", "k8s.io/api"]
+    command += ["--output", str(output / "k8sapi"), "--config", "/dev/null", "--only", "models,deepcopy", "-q"]
+    result = subprocess.run(command, capture_output=True, text=True, cwd=work)
+    if result.returncode != 0:
+        raise SystemExit(f"kgen generate exited {result.returncode}:\n{result.stderr[-3000:]}")
+    return output
+
+
+def plain_pydantic_models(*roots: type) -> dict[type, type]:
+    """Plain pydantic v2 models of the same types as kgen's classes reachable from `roots`:
+    the same fields, JSON names (aliases) and defaults, with `int`, `str`, `datetime` and
+    `Any` where kgen has its own value types, and none of kgen's validators. What a user
+    writes (or datamodel-code-generator writes) for these types."""
+    import pydantic
+
+    from kgen.runtime.intstr import IntOrString
+    from kgen.runtime.model import Model
+    from kgen.runtime.quantity import Quantity
+    from kgen.runtime.rawjson import _RawJSON
+    from kgen.runtime.timeutil import Duration, Time
+
+    class PlainBase(pydantic.BaseModel):
+        model_config = pydantic.ConfigDict(populate_by_name=True, extra="ignore")
+
+    made: dict[type, type] = {}
+    namespace: dict[str, Any] = {}
+
+    def plain_type(annotation: Any) -> Any:
+        origin = typing.get_origin(annotation)
+        if origin is typing.Annotated:
+            return plain_type(typing.get_args(annotation)[0])
+        if origin in (typing.Union, types.UnionType):
+            return typing.Union[tuple(plain_type(a) for a in typing.get_args(annotation))]  # noqa: UP007
+        if origin is list:
+            return list[plain_type(typing.get_args(annotation)[0])]  # type: ignore[misc]
+        if origin is dict:
+            return dict[str, plain_type(typing.get_args(annotation)[1])]  # type: ignore[misc]
+        if isinstance(annotation, type):
+            if issubclass(annotation, Model):
+                return plain_class(annotation)
+            if issubclass(annotation, Quantity) or issubclass(annotation, Duration):
+                return str
+            if issubclass(annotation, IntOrString):
+                return int | str
+            if issubclass(annotation, Time):
+                return datetime
+            if issubclass(annotation, _RawJSON):
+                return Any
+            if annotation is bytes:
+                return str
+        return annotation
+
+    def plain_class(cls: type) -> Any:
+        if cls in made:
+            return made[cls]
+        name = f"Plain_{cls.__module__.replace('.', '_')}_{cls.__name__}"
+        if name in namespace and namespace[name] is None:
+            return name  # a cycle: a forward reference, resolved by the rebuild below
+        namespace[name] = None
+        cls.model_rebuild()  # type: ignore[attr-defined]  # resolves the annotations
+        fields: dict[str, Any] = {}
+        for field_name, info in cls.model_fields.items():  # type: ignore[attr-defined]
+            alias = info.validation_alias if isinstance(info.validation_alias, str) else None
+            if info.default_factory is not None:
+                factory = plain_type(info.default_factory)
+                spec = pydantic.Field(default_factory=factory, alias=alias)
+            else:
+                spec = pydantic.Field(default=info.default, alias=alias)
+            fields[field_name] = (plain_type(info.annotation), spec)
+        made[cls] = namespace[name] = pydantic.create_model(name, __base__=PlainBase, **fields)
+        return made[cls]
+
+    for root in roots:
+        plain_class(root)
+    for plain in made.values():
+        plain.model_rebuild(_types_namespace=namespace)
+    return made
+
+
+# -- timing ------------------------------------------------------------------------------
+
+
+def per_call(function: Callable[[], Any], rounds: int = 5, min_round: float = 0.1) -> float:
+    """Seconds per call: the best of `rounds` rounds of enough calls to last `min_round`."""
+    function()
+    calls = 1
+    while True:
+        start = time.perf_counter()
+        for _ in range(calls):
+            function()
+        elapsed = time.perf_counter() - start
+        if elapsed >= min_round:
+            break
+        # Enough calls to last min_round (with a margin), at least twice as many as before.
+        calls = max(calls * 2, int(min_round / max(elapsed, 1e-9) * calls * 1.2))
+    best = elapsed / calls
+    for _ in range(rounds - 1):
+        start = time.perf_counter()
+        for _ in range(calls):
+            function()
+        best = min(best, (time.perf_counter() - start) / calls)
+    return best
+
+
+def held_bytes(decode: Callable[[], Any], copies: int = 20) -> float:
+    """Bytes each decoded object holds: what `copies` live decoded objects allocate, over copies."""
+    decode()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        kept = [decode() for _ in range(copies)]
+        gc.collect()
+        after = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    del kept
+    return (after - before) / copies
+
+
+# -- the report --------------------------------------------------------------------------
+
+
+def _official_deserializer() -> Callable[[bytes, str], Any]:
+    """The official client's `ApiClient().deserialize` on a response body, whichever of its
+    signatures this version has (a text and a content type, or a response object)."""
+    import kubernetes.client
+
+    api = kubernetes.client.ApiClient()
+    parameters = inspect.signature(api.deserialize).parameters
+    if "response_text" in parameters:
+        return lambda body, kind: api.deserialize(body.decode(), kind, "application/json")
+
+    class Response:
+        def __init__(self, body: bytes):
+            self.data = body.decode()
+
+    return lambda body, kind: api.deserialize(Response(body), kind)
+
+
+def _format(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds * 1e6:.0f} µs"
+
+
+def run(k8s_api: Path, rounds: int = 5) -> list[str]:
+    """Run the benchmarks; return report lines."""
+    import kubernetes.client
+    import lightkube.models.apps_v1 as light_apps
+    import lightkube.models.core_v1 as light_core
+    import orjson
+    from lightkube.core import decoders as light_decoders
+
+    work = Path(tempfile.mkdtemp(prefix="kgen-bench-models-"))
+    try:
+        sys.path.insert(0, str(generate_models(k8s_api, work)))
+        apps = importlib.import_module("k8sapi.apps.v1")
+        core = importlib.import_module("k8sapi.core.v1")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    official = _official_deserializer()
+    api_client = kubernetes.client.ApiClient()
+    plain = plain_pydantic_models(apps.Deployment, core.PodList)
+
+    lines = [f"Models: k8s.io/api {k8s_api.name} apps/v1 + core/v1; per call, best of {rounds} rounds"]
+    header = f"  {'':<34}{'kgen':>11}{'kubernetes':>13}{'lightkube':>12}{'pydantic':>11}{'orjson':>11}"
+    objects = [
+        ("Deployment", deployment_json(), apps.Deployment, "V1Deployment", light_apps.Deployment),
+        (f"PodList of {PODS}", pod_list_json(), core.PodList, "V1PodList", light_core.PodList),
+    ]
+    ratios: list[str] = []
+    for label, body, ours, official_kind, light in objects:
+        lines.append(f"{label} ({len(body) / 1024:.1f} KiB of JSON)")
+        lines.append(header)
+        plain_cls = plain[ours]
+        decoded = ours.from_json(body)
+        assert decoded.to_json() == body, f"kgen does not write the {label} back as it was read"
+        theirs = official(body, official_kind)
+        light_obj = light_decoders.decode_object(body, light)
+        plain_obj = plain_cls.model_validate_json(body)
+        as_dict = json.loads(body)
+
+        def row(name: str, kgen: float | None, *others: float | None) -> None:
+            lines.append(f"  {name:<34}" + "".join(f"{_format(t):>{w}}" for t, w in zip((kgen, *others), (11, 13, 12, 11, 11))))
+
+        timed = {
+            "decode": (
+                per_call(lambda: ours.from_json(body), rounds),
+                per_call(lambda: official(body, official_kind), rounds),
+                per_call(lambda: light_decoders.decode_object(body, light), rounds),
+                per_call(lambda: plain_cls.model_validate_json(body), rounds),
+                None,
+            ),
+            "encode to Python data": (
+                per_call(decoded.to_dict, rounds),
+                per_call(lambda: api_client.sanitize_for_serialization(theirs), rounds),
+                per_call(light_obj.to_dict, rounds),
+                per_call(lambda: plain_obj.model_dump(by_alias=True, exclude_unset=True), rounds),
+                None,
+            ),
+            "encode to JSON": (
+                per_call(decoded.to_json, rounds),
+                per_call(lambda: json.dumps(api_client.sanitize_for_serialization(theirs)), rounds),
+                per_call(lambda: light_decoders.msgspec.json.encode(light_obj), rounds),
+                per_call(lambda: plain_obj.model_dump_json(by_alias=True, exclude_unset=True), rounds),
+                per_call(lambda: orjson.dumps(as_dict), rounds),
+            ),
+            "deep copy": (
+                per_call(decoded.deep_copy, rounds),
+                per_call(lambda: copy.deepcopy(theirs), rounds),
+                per_call(lambda: light.from_dict(light_obj.to_dict()), rounds),  # lightkube has no deep copy of its own
+                per_call(lambda: plain_obj.model_copy(deep=True), rounds),
+                None,
+            ),
+        }
+        for name, values in timed.items():
+            row(name, *values)
+        memory = (
+            held_bytes(lambda: ours.from_json(body)),
+            held_bytes(lambda: official(body, official_kind)),
+            held_bytes(lambda: light_decoders.decode_object(body, light)),
+            held_bytes(lambda: plain_cls.model_validate_json(body)),
+            held_bytes(lambda: json.loads(body)),
+        )
+        lines.append(
+            f"  {'memory per decoded object':<34}"
+            + "".join(f"{m / 1024:>{w - 4}.0f} KiB" for m, w in zip(memory, (11, 13, 12, 11, 11)))
+        )
+        decode, encode = timed["decode"], timed["encode to JSON"]
+        assert decode[0] and decode[1] and decode[3] and encode[0] and encode[4]
+        ratios.append(
+            f"  {label}: decode {decode[1] / decode[0]:.1f}x faster than kubernetes (target >= 4x), "
+            f"{decode[3] / decode[0]:.2f}x plain pydantic (target >= 1); "
+            f"encode to JSON {encode[0] / encode[4]:.2f}x orjson.dumps (target <= 2x)"
+        )
+    lines.append("  (memory: orjson column = json.loads of the body)")
+    lines.append("Targets")
+    lines.extend(ratios)
+    return lines
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.models")
+    parser.add_argument("--k8s-api", type=Path, required=True, help="a checkout of k8s.io/api (kubernetes/api)")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args(argv)
+    print("\n".join(run(args.k8s_api, args.rounds)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
