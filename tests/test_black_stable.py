@@ -62,6 +62,21 @@ def test_shortcut_equals_black_on_every_generated_file(tmp_path, monkeypatch, co
         "_finish_models(" + ", ".join(f"ClassNumber{i}" for i in range(12)) + ")\n",
         'x = "tab\tinside"\n',
         "class A:\n    if condition_that_is_really_long_and_goes_on_and_on_and_on_and_on_and_on_and_on_and_on:\n        pass\n",
+        # shapes of real APIs' generated modules
+        'class A:\n    """The set is \u2208 {a, b} \u2264 max; ok."""\n',
+        'class A:\n    """Wide \u6f22\u5b57 text in a docstring that is long enough to reach the line length limit of black."""\n',
+        'class A:\n    """Tabs.\n\n    \thttps://example.com\n    a\tb\n    """\n',
+        "def f():\n    if (value := values[\"required_during_scheduling_ignored_during_execution_of_it\"]) is not None:\n        pass\n",
+        "x = f(\n    persistent_volume_claim_retention_policy=field_persistent_volume_claim_retention_policy_x,\n)\n",
+        "x = f(a, 'minimum', b)\ny = \"can't\"\nz = f'{a}'\n",
+        "x = f(a, 'minimum', b)\ny = \"can't\"\n",
+        'class A:\n    """Tabs.\n\n    a\tb\n    """\n',
+        "def f():\n    errors.append(_v.invalid((path, \"error\"), value, \"must match the regular expression '^[a-z]+$'\", \"pattern\"))\n",
+        "if old is None or (obj.a, obj.b,) != (old.a,):\n    pass\n",
+        "if old is None or (obj.a,) != (old.a,):\n    pass\nf(a,)\nx = [a,]\n",
+        "class A:\n    x: int\n    def f(self, name: str, body: Any, *, field_manager: str, force: bool = False) -> Any: ...\n",
+        "class A:\n    x: int\n\n    def f(self, name: str, body: Any, *, field_manager: str, force: bool = False) -> Any:\n        pass\n",
+        "class A:\n    x: int\n\n\n    def f(self):\n        pass\n",
     ],
 )
 def test_shortcut_never_disagrees_with_black(source):

@@ -213,11 +213,7 @@ def check_FrobberSource(
                     errors.append(_v.not_supported((path, "type"), value, _ENUM_3))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed((path, "type"), value, "string"))
-    if old is None or (
-        obj.git,
-        obj.inline,
-        obj.type,
-    ) != (
+    if old is None or (obj.git, obj.inline, obj.type) != (
         old.git,
         old.inline,
         old.type,

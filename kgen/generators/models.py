@@ -85,12 +85,25 @@ def docstring(text: str, indent: int = 4, real: bool = True) -> str:
     margin = min((len(line) - len(line.lstrip()) for line in rest if line.strip()), default=0)
     pad = " " * indent
     lines = [first.strip()] + [pad + line[margin:] if line.strip() else "" for line in rest]
+    if real and any("\t" in line[: len(line) - len(line.lstrip())] for line in lines[1:]):
+        # black expands the tabs that indent a docstring's lines, then dedents the lines to
+        # their common indentation (strings other than docstrings it leaves alone)
+        expanded = [_expand_leading_tabs(line) for line in lines[1:]]
+        common = min(len(line) - len(line.lstrip()) for line in expanded if line.strip())
+        lines = lines[:1] + [pad + line[common:] if line.strip() else "" for line in expanded]
     if lines[-1].endswith('"'):
         lines[-1] += " "  # keep a quote in the text apart from the closing quotes
     closing = '"""'
     if real and len(lines) > 1 and len(lines[-1]) + 3 > LINE_LENGTH:
         closing = "\n" + pad + '"""'
     return '"""' + "\n".join(lines) + closing
+
+
+def _expand_leading_tabs(line: str) -> str:
+    stripped = line.lstrip()
+    if not stripped or stripped == line or "\t" not in line[: len(line) - len(stripped)]:
+        return line
+    return line[: len(line) - len(stripped)].expandtabs() + stripped
 
 
 def literal_tuple(items: list[str]) -> str:

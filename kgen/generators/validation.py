@@ -55,6 +55,11 @@ _NUMBERS = set(INT_BITS) | {"float32", "float64"}
 # -- what needs checking ----------------------------------------------------------------------
 
 
+def _tuple(items: list[str]) -> str:
+    """A tuple display as black writes it: a trailing comma only for one item."""
+    return f"({items[0]},)" if len(items) == 1 else "(" + ", ".join(items) + ")"
+
+
 def significant(c: Constraints | None) -> bool:
     """Whether constraints check anything (`+optional` or an atomic list alone do not)."""
     if c is None:
@@ -915,17 +920,16 @@ def _list_checks(module: _Module, cs: list[Constraints], base: TypeRef, v: str, 
             struct = universe.resolve(elem_base)
             by_json = {f.json_name: f.python_name for f in struct.fields}
             if all(k in by_json for k in map_keys):
-                attrs = ", ".join(f"x.{by_json[k]}" for k in map_keys)
                 any_ = module.context.stdlib("typing", "Any")
                 callable_ = module.context.stdlib("collections.abc", "Callable")
                 key_of = module.constant(
                     f"key:{struct.package}.{struct.name}:{','.join(map_keys)}",
                     "KEY",
-                    f"lambda x: ({attrs},)",
+                    f"lambda x: {_tuple([f'x.{by_json[k]}' for k in map_keys])}",
                     f"{callable_}[[{any_}], tuple[{any_}, ...]]",
                 )
     if unique == "map" and key_of is not None:
-        names = "(" + ", ".join(py_string(k) for k in map_keys) + ",)"
+        names = _tuple([py_string(k) for k in map_keys])
         lines.append(f"_v.unique_map({v}, {key_of}, {names}, {p}, errors)")
     elif unique == "set":
         lines.append(f"_v.unique_set({v}, {p}, errors)")
@@ -1035,21 +1039,21 @@ def _union_block(module: _Module, typedef: TypeDef, union: Union) -> list[str]:
         attrs.append(by_json[union.discriminator].python_name)
     if not attrs:
         return []  # reported where the union was declared
-    watched = ", ".join(f"obj.{a}" for a in attrs)
-    watched_old = ", ".join(f"old.{a}" for a in attrs)
+    watched = _tuple([f"obj.{a}" for a in attrs])
+    watched_old = _tuple([f"old.{a}" for a in attrs])
     entries = []
     for m in members:
         f = by_json[m.json_name]
         zero = _zero_test(module.universe, f.type, f"obj.{f.python_name}")
         entries.append(f"({py_string(m.json_name)}, {py_string(m.member_name)}, {_negate(zero)})")
-    arguments = ["path", "errors", "(" + ", ".join(entries) + ("," if len(entries) == 1 else "") + ")", py_string(union.mode)]
+    arguments = ["path", "errors", _tuple(entries), py_string(union.mode)]
     if union.discriminator and union.discriminator in by_json:
         d = by_json[union.discriminator]
         arguments.append(f"discriminator=({py_string(d.json_name)}, obj.{d.python_name})")
     if union.origin.startswith("kubebuilder:"):
         arguments.append("kubebuilder=True")
     return [
-        f"if old is None or ({watched},) != ({watched_old},):",
+        f"if old is None or {watched} != {watched_old}:",
         f"    _v.check_union({', '.join(arguments)})",
     ]
 

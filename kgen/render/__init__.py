@@ -163,7 +163,7 @@ def format_files(files: list[GeneratedFile]) -> list[GeneratedFile]:
     for index, generated in enumerate(files):
         if generated.language != "python":
             continue
-        known = None if always_black else pystable.format_known_shape(generated.content)
+        known = None if always_black else pystable.format_known_shape(generated.content, generated.path.endswith(".pyi"))
         if known is not None:
             results[index] = known
             continue

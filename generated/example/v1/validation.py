@@ -725,11 +725,7 @@ def check_FrobberSchedule(
                         errors.extend(_FORMAT_12(ip1, item1))
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed((path, "widgetLabels"), value, "map"))
-    if old is None or (
-        obj.cron,
-        obj.interval_minutes,
-        obj.trigger,
-    ) != (
+    if old is None or (obj.cron, obj.interval_minutes, obj.trigger) != (
         old.cron,
         old.interval_minutes,
         old.trigger,
@@ -744,13 +740,7 @@ def check_FrobberSchedule(
             "exactlyOne",
             discriminator=("trigger", obj.trigger),
         )
-    if old is None or (
-        obj.weekdays,
-        obj.days,
-    ) != (
-        old.weekdays,
-        old.days,
-    ):
+    if old is None or (obj.weekdays, obj.days) != (old.weekdays, old.days):
         _v.check_union(
             path,
             errors,
@@ -954,11 +944,7 @@ def check_FrobberSource(
                 check_InlineSource(value, old_value, p, options, errors)
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed((path, "inline"), value, "InlineSource"))
-    if old is None or (
-        obj.git,
-        obj.inline,
-        obj.type,
-    ) != (
+    if old is None or (obj.git, obj.inline, obj.type) != (
         old.git,
         old.inline,
         old.type,
@@ -1021,13 +1007,7 @@ def check_GitSource(
                     )
         except Exception:  # noqa: BLE001 - a malformed value is an error, never a crash
             errors.append(_v.malformed((path, "tag"), value, "string"))
-    if old is None or (
-        obj.revision,
-        obj.tag,
-    ) != (
-        old.revision,
-        old.tag,
-    ):
+    if old is None or (obj.revision, obj.tag) != (old.revision, old.tag):
         _v.check_union(
             path,
             errors,
