@@ -44,7 +44,13 @@ _dumps, _loads = marshal.dumps, marshal.loads
 #: little-endian IEEE double, whose 11 exponent bits are all ones for those): the two top
 #: bytes are [0xf0-0xff][0x7f or 0xff]. UTF-8 text never holds them; other numbers may,
 #: and then the full check tells.
-_NON_FINITE = re.compile(rb"[\xf0-\xff][\x7f\xff]").search
+_NON_FINITE_SEARCH = re.compile(rb"[\xf0-\xff][\x7f\xff]").search
+
+
+def _non_finite(written: bytes) -> bool:
+    # The top byte first (one memchr each): marshal writes neither 0x7f nor 0xff otherwise
+    # but inside numbers and non-ASCII text, so JSON without floats never gets further.
+    return (b"\x7f" in written or b"\xff" in written) and _NON_FINITE_SEARCH(written) is not None
 
 
 def _copy_recursive(value: Any) -> Any:
@@ -208,7 +214,7 @@ class _RawJSON:
             except ValueError:
                 check_json(raw)
             else:
-                if _NON_FINITE(written):
+                if _non_finite(written):
                     check_json(raw)
         return raw
 
@@ -242,7 +248,7 @@ class _RawJSON:
         C, and the full check runs only if the bytes of a NaN or an infinity may be there."""
         if type(value) is float or type(value) is dict or type(value) is list:
             written = _dumps(value)
-            if _NON_FINITE(written):
+            if _non_finite(written):
                 check_json(value)
         holder = object.__new__(cls)
         holder.raw = value
