@@ -348,6 +348,68 @@ def run(k8s_api: Path, rounds: int = 5) -> list[str]:
     lines.append("  (memory: orjson column = json.loads of the body)")
     lines.append("Targets")
     lines.extend(ratios)
+    lines.extend(msgspec_models(k8s_api, rounds))
+    return lines
+
+
+def msgspec_models(k8s_api: Path, rounds: int = 5) -> list[str]:
+    """kgen's msgspec models (`--models msgspec`) of the same packages beside lightkube's
+    msgspec structs, on the same objects: decode, encode, deep copy, memory."""
+    import lightkube.models.apps_v1 as light_apps
+    import lightkube.models.core_v1 as light_core
+    import msgspec
+    from lightkube.core import decoders as light_decoders
+
+    work = Path(tempfile.mkdtemp(prefix="kgen-bench-structs-"))
+    try:
+        source = work / "input"
+        for package in PACKAGES:
+            shutil.copytree(k8s_api / package, source / package, ignore=shutil.ignore_patterns("*_test.go", "testdata"))
+        shutil.copy(k8s_api / "go.mod", source / "go.mod")
+        command = [sys.executable, "-m", "kgen.cli", "generate", "--input", str(source), "--module", "k8s.io/api"]
+        command += ["--output", str(work / "out" / "k8sstructs"), "--config", "/dev/null", "--models", "msgspec"]
+        command += ["--only", "models,deepcopy", "-q"]
+        result = subprocess.run(command, capture_output=True, text=True, cwd=work)
+        if result.returncode != 0:
+            raise SystemExit(f"kgen generate --models msgspec exited {result.returncode}:\n{result.stderr[-3000:]}")
+        sys.path.insert(0, str(work / "out"))
+        apps = importlib.import_module("k8sstructs.apps.v1")
+        core = importlib.import_module("k8sstructs.core.v1")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    lines = ["Models, msgspec backend (kgen --models msgspec) beside lightkube (msgspec structs); ratio = kgen / lightkube"]
+    lines.append(f"  {'':<34}{'kgen':>11}{'lightkube':>12}{'ratio':>8}")
+    targets: list[str] = []
+    objects = [
+        ("Deployment", deployment_json(), apps.Deployment, light_apps.Deployment),
+        (f"PodList of {PODS}", pod_list_json(), core.PodList, light_core.PodList),
+    ]
+    for label, body, ours, light in objects:
+        decoded = ours.from_json(body)
+        assert decoded.to_json() == body, f"kgen's msgspec models do not write the {label} back as it was read"
+        light_obj = light_decoders.decode_object(body, light)
+        timed = {
+            "decode": (lambda: ours.from_json(body), lambda: light_decoders.decode_object(body, light)),
+            "encode to Python data": (decoded.to_dict, light_obj.to_dict),
+            "encode to JSON": (decoded.to_json, lambda: msgspec.json.encode(light_obj)),
+            "deep copy": (decoded.deep_copy, lambda: light.from_dict(light_obj.to_dict())),
+        }
+        lines.append(f"{label} ({len(body) / 1024:.1f} KiB of JSON)")
+        ratio: dict[str, float] = {}
+        for name, (kgen, theirs) in timed.items():
+            ours_time, their_time = per_call(kgen, rounds), per_call(theirs, rounds)
+            ratio[name] = ours_time / their_time
+            lines.append(f"  {name:<34}{_format(ours_time):>11}{_format(their_time):>12}{ratio[name]:>7.2f}x")
+        memory = (held_bytes(lambda: ours.from_json(body)), held_bytes(lambda: light_decoders.decode_object(body, light)))
+        ratio["memory"] = memory[0] / memory[1]
+        lines.append(f"  {'memory per decoded object':<34}{memory[0] / 1024:>7.0f} KiB{memory[1] / 1024:>8.0f} KiB{ratio['memory']:>7.2f}x")
+        targets.append(
+            f"  {label}: decode {ratio['decode']:.2f}x, encode to JSON {ratio['encode to JSON']:.2f}x lightkube "
+            f"(target <= 1.25x); deep copy {ratio['deep copy']:.2f}x (target < 1); memory {ratio['memory']:.2f}x (target <= 1)"
+        )
+    lines.append("Targets (msgspec backend)")
+    lines.extend(targets)
     return lines
 
 

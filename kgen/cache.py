@@ -54,6 +54,7 @@ def run_key(options: Options, bootstrap: bool) -> str:
         "hooks_package": options.hooks_package,
         "crd": [options.crd_max_description_length, options.crd_embedded_object_meta, options.crd_conversion],
         "bootstrap": bootstrap,
+        "models": options.models,
         "shown_as": display_path(options.input),  # diagnostics name paths relative to the working directory
         "import_map": {k: display_path(v) for k, v in sorted(options.import_map.items())},
         # Where the go command would find imported packages: the module cache holds each

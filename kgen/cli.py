@@ -26,12 +26,15 @@ from kgen.diagnostics import InputError
 from kgen.emit import EmitError, Mode, emit
 from kgen.generators import GENERATORS, PLANNED, RUNTIME_GENERATORS
 from kgen.markers.registry import REGISTRY
-from kgen.options import Options, OptionsError, find_config, resolve_options
+from kgen.options import MODEL_BACKENDS, Options, OptionsError, find_config, resolve_options
 
 EXIT_DRIFT = 1
 EXIT_INPUT = 2
 EXIT_INTERNAL = 3
 RUNTIME_ROOT = Path(__file__).resolve().parent / "runtime" / "apimachinery"
+STRUCTS_RUNTIME_ROOT = Path(__file__).resolve().parent / "runtime" / "apimachinery_structs"
+"""kgen's well-known types as msgspec models (`models = "msgspec"`)."""
+STRUCTS_RUNTIME_GENERATORS = ("models", "deepcopy")
 
 
 EXIT_CODES = """\b
@@ -126,7 +129,7 @@ def _guarded(function):
     return wrapper
 
 
-def _options(config_path, input_dir, module, import_map, tags, output=None, only=None, strict=None) -> Options:
+def _options(config_path, input_dir, module, import_map, tags, output=None, only=None, strict=None, models=None) -> Options:
     if config_path is not None and not config_path.exists():  # /dev/null: no settings
         raise OptionsError(f"--config {config_path}: no such file")
     found = config_path if config_path is not None else find_config(Path.cwd())
@@ -142,6 +145,7 @@ def _options(config_path, input_dir, module, import_map, tags, output=None, only
         planned=PLANNED,
         strict=strict,
         require_module=True,
+        models=models,
     )
 
 
@@ -189,6 +193,10 @@ Examples:
 )  # fmt: skip
 @click.option("--strict", is_flag=True, default=None, help="Warnings are errors (exit 2); also `strict = true` in [tool.kgen].")
 @click.option(
+    "--models", "models", type=click.Choice(MODEL_BACKENDS), default=None,
+    help="The model backend (default pydantic; also `models = ...` in [tool.kgen]): msgspec structs decode and encode in C.",
+)  # fmt: skip
+@click.option(
     "--force", is_flag=True,
     help="Write into an output directory kgen would refuse: one holding files but no kgen output, the home "
     "directory, or one containing the input.",
@@ -203,7 +211,7 @@ Examples:
 )  # fmt: skip
 @_guarded
 def generate(
-    config_path, input_dir, module, import_map, tags, verbose, output, only, verify_only, strict, force,
+    config_path, input_dir, module, import_map, tags, verbose, output, only, verify_only, strict, models, force,
     crd_max_description_length, crd_embedded_object_meta,
 ) -> None:  # fmt: skip
     """Generate code from the API types into the output directory.
@@ -212,7 +220,7 @@ def generate(
     generate are never overwritten or deleted."""
     from kgen import pipeline
 
-    options = _options(config_path, input_dir, module, import_map, tags, output, only, strict or None)
+    options = _options(config_path, input_dir, module, import_map, tags, output, only, strict or None, models)
     options = dataclasses.replace(
         options,
         crd_max_description_length=(
@@ -450,14 +458,30 @@ def serve(
 @click.option("--verify-only", is_flag=True, help="Write nothing; exit 1 when kgen's runtime models drifted.")
 @_guarded
 def bootstrap_runtime(verify_only: bool) -> None:
-    """Regenerate kgen's own runtime models of the apimachinery well-known types."""
+    """Regenerate kgen's own runtime models of the apimachinery well-known types (pydantic
+    models, and msgspec structs beside them)."""
     from kgen import pipeline
     from kgen.ir.build import WELLKNOWN_ROOT
 
-    options = Options(input=WELLKNOWN_ROOT, output=RUNTIME_ROOT, module="", generators=RUNTIME_GENERATORS)
-    result = pipeline.generate(options, bootstrap=True)
-    _console.warnings(result.diagnostics)
-    _emit([(RUNTIME_ROOT, result.files, options.selected)], verify_only, WELLKNOWN_ROOT)
+    targets = []
+    for options in runtime_options():
+        result = pipeline.generate(options, bootstrap=True)
+        _console.warnings(result.diagnostics)
+        targets.append((options.output, result.files, options.selected))
+    _emit(targets, verify_only, WELLKNOWN_ROOT)
+
+
+def runtime_options() -> list[Options]:
+    """The runs that write kgen's runtime models: pydantic models, then msgspec structs."""
+    from kgen.ir.build import WELLKNOWN_ROOT
+
+    return [
+        Options(input=WELLKNOWN_ROOT, output=RUNTIME_ROOT, module="", generators=RUNTIME_GENERATORS),
+        Options(
+            input=WELLKNOWN_ROOT, output=STRUCTS_RUNTIME_ROOT, module="", generators=STRUCTS_RUNTIME_GENERATORS,
+            models="msgspec",
+        ),  # fmt: skip
+    ]
 
 
 if __name__ == "__main__":

@@ -15,6 +15,10 @@ class OptionsError(ValueError):
     """Settings that cannot work together (exit code 2)."""
 
 
+MODEL_BACKENDS = ("pydantic", "msgspec")
+"""The model backends (`--models`, `[tool.kgen] models`), the default first."""
+
+
 @dataclass(frozen=True)
 class Options:
     """Everything one kgen run needs to know."""
@@ -45,6 +49,8 @@ class Options:
     templates: Path | None = None
     """A directory whose templates replace kgen's of the same path (`[tool.kgen] templates`,
     default `templates/` beside the pyproject.toml when it exists)."""
+    models: str = "pydantic"
+    """The model backend (`--models`, `[tool.kgen] models`): "pydantic" or "msgspec"."""
 
     @property
     def selected(self) -> tuple[str, ...]:
@@ -83,7 +89,7 @@ def load_config(path: Path) -> tuple[dict[str, Any], Path]:
         raise OptionsError(f"{path}: [tool.kgen] must be a table")
     known = {
         "input", "output", "module", "import-map", "import_map", "generators", "tags", "hooks-package", "crd",
-        "strict", "templates",
+        "strict", "templates", "models",
     }  # fmt: skip
     unknown = sorted(set(table) - known)
     if unknown:
@@ -117,6 +123,10 @@ def load_config(path: Path) -> tuple[dict[str, Any], Path]:
         raise OptionsError(f"{path}: [tool.kgen.crd.conversion] needs service-name and service-namespace")
     if not isinstance(table.get("strict", False), bool):
         raise OptionsError(f"{path}: [tool.kgen] strict must be true or false")
+    if table.get("models", MODEL_BACKENDS[0]) not in MODEL_BACKENDS:
+        raise OptionsError(
+            f"{path}: [tool.kgen] models = {table['models']!r} is not a model backend (one of: {', '.join(MODEL_BACKENDS)})"
+        )
     return table, path.parent
 
 
@@ -153,6 +163,7 @@ def resolve_options(
     planned: tuple[str, ...] = (),
     strict: bool | None = None,
     require_module: bool = False,
+    models: str | None = None,
 ) -> Options:
     """Merge flags over the config file over defaults, and check the result."""
     config, base = load_config(config_path)
@@ -204,6 +215,7 @@ def resolve_options(
         crd_conversion=dict(config.get("crd", {}).get("conversion", {})),
         strict=strict if strict is not None else bool(config.get("strict", False)),
         templates=_templates(config, base),
+        models=models or config.get("models", MODEL_BACKENDS[0]),
     )  # fmt: skip
 
 

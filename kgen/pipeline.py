@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 from kgen import cache
 from kgen.diagnostics import Diagnostics, Severity, display_path
-from kgen.generators import CHECKS, GENERATORS, GeneratorOptions, crd
+from kgen.generators import CHECKS, GeneratorOptions, crd, generators_for, unavailable_for
 from kgen.ir.build import BuildOptions, build_universe
 from kgen.ir.model import Universe
-from kgen.options import Options
+from kgen.options import Options, OptionsError
 from kgen.render import GeneratedFile, format_files, use_templates
 
 
@@ -57,6 +57,14 @@ def generate(
     An identical earlier run (same input bytes, kgen, options) is answered from the cache.
     `progress(status)` hears what the run is doing (the console shows it on a terminal)."""
     say = progress or (lambda status: None)
+    unavailable = unavailable_for(options.models, options.selected)
+    if unavailable:
+        available = [name for name in options.selected if name not in unavailable]
+        raise OptionsError(
+            f"not yet available for {options.models} models: {', '.join(unavailable)}; generate the others with "
+            f"--only {','.join(available) or 'models'} (or list them in `generators` in [tool.kgen]), "
+            'or use pydantic models (models = "pydantic")'
+        )
     key = cache.run_key(options, bootstrap) if use_cache else None
     if key is not None and (hit := cache.load(key)) is not None:
         return Result(None, *hit)
@@ -66,6 +74,10 @@ def generate(
     for name in options.selected:  # a generator that does not run cannot fail
         if name in CHECKS:
             CHECKS[name](universe, diagnostics)
+    if options.models == "msgspec" and "models" in options.selected:
+        from kgen.generators import models_msgspec
+
+        models_msgspec.check(universe, diagnostics)
     diagnostics.raise_if_errors()
     generator_options = GeneratorOptions(
         # What modules import of each other is what this run generates (`--only` included):
@@ -74,12 +86,14 @@ def generate(
         crd_max_description_length=options.crd_max_description_length,
         crd_embedded_object_meta=options.crd_embedded_object_meta,
         crd_conversion=options.crd_conversion,
+        models=options.models,
     )
+    generators = generators_for(options.models)
     files: list[GeneratedFile] = []
     running = [name for name in options.generators if name in options.selected]
     for index, name in enumerate(running, 1):
         say(f"generating {name} ({index}/{len(running)})")
-        files.extend(GENERATORS[name](universe, generator_options))
+        files.extend(generators[name](universe, generator_options))
     if "crd" in running:
         crd.check_documents(universe, generator_options, diagnostics)
     say(f"formatting {len(files)} files")

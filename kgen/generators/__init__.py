@@ -68,4 +68,23 @@ RUNTIME_GENERATORS = (*PYTHON_GENERATORS, "protobuf")
 #: Names users may already pass; their generators arrive in later releases.
 PLANNED: tuple[str, ...] = ()
 
-__all__ = ["CHECKS", "GENERATORS", "PLANNED", "PYTHON_GENERATORS", "RUNTIME_GENERATORS", "SCHEMA_GENERATORS", "Generator", "GeneratorOptions"]
+def generators_for(backend: str) -> dict[str, Generator]:
+    """The generators of a model backend: the msgspec models have their own models and
+    deepcopy generators (the others that run on them are `models_msgspec.AVAILABLE`)."""
+    if backend == "msgspec":
+        from kgen.generators import deepcopy_msgspec, models_msgspec
+
+        return {**GENERATORS, models.NAME: models_msgspec.generate, deepcopy.NAME: deepcopy_msgspec.generate}
+    return GENERATORS
+
+
+def unavailable_for(backend: str, names: tuple[str, ...]) -> list[str]:
+    """Which of these generators do not work on the backend's models yet."""
+    if backend == "msgspec":
+        from kgen.generators import models_msgspec
+
+        return [name for name in names if name not in models_msgspec.AVAILABLE]
+    return []
+
+
+__all__ = ["CHECKS", "GENERATORS", "PLANNED", "generators_for", "unavailable_for", "PYTHON_GENERATORS", "RUNTIME_GENERATORS", "SCHEMA_GENERATORS", "Generator", "GeneratorOptions"]

@@ -20,3 +20,5 @@ class GeneratorOptions:
     crd_conversion: dict[str, Any] = field(default_factory=dict)
     """The conversion webhook Service of multi-version CRDs (service-name, service-namespace,
     path, port); empty: their conversion strategy is None."""
+    models: str = "pydantic"
+    """The model backend: "pydantic" or "msgspec" (`kgen.runtime.structs`)."""

@@ -11,7 +11,7 @@ import functools
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from kgen.ir.model import Field, Package, TypeDef, TypeRef, Universe
 from kgen.render import python_string
@@ -72,9 +72,11 @@ class ModuleContext:
     module: str  # "models", "deepcopy"
     imports: dict[tuple[str, str], str] = field(default_factory=dict)  # (from, name) -> alias
     runtime_names: set[str] = field(default_factory=set)
+    RUNTIME_MODULE: ClassVar[str] = "kgen.runtime.model"
+    """The module of the model backend that `runtime()` names come from."""
 
     def runtime(self, name: str) -> str:
-        """A name from kgen.runtime.model, imported under a private alias."""
+        """A name from the model backend's runtime module, imported under a private alias."""
         self.runtime_names.add(name)
         return f"_{name}" if not name.startswith("_") else name
 
@@ -153,7 +155,8 @@ class ModuleContext:
         if self.runtime_names:
             for name in self.runtime_names:
                 alias = f"_{name}" if not name.startswith("_") else name
-                lines.append((False, "kgen.runtime.model", name, f"from kgen.runtime.model import {name} as {alias}"))
+                module = self.RUNTIME_MODULE
+                lines.append((False, module, name, f"from {module} import {name} as {alias}"))
         ordered = sorted(lines)
         standard = [line for _, source, _, line in ordered if source.split(".")[0] in sys.stdlib_module_names]
         others = [line for _, source, _, line in ordered if source.split(".")[0] not in sys.stdlib_module_names]

@@ -20,6 +20,8 @@ from kgen.render import GeneratedFile, render_python
 from kgen.runtime.scheme import INTERNAL_VERSION, version_priority
 
 NAME = "scheme"
+#: The base class of the models of each backend (what `KINDS` holds subclasses of).
+MODEL_BASES = {"pydantic": ("kgen.runtime.model", "Model"), "msgspec": ("kgen.runtime.structs", "Struct")}
 STORAGE_MARKERS = ("kgen:storageVersion", "kubebuilder:storageversion")
 
 
@@ -143,6 +145,7 @@ def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFil
                 hub_kinds=[k for k in conversion.is_hub(universe, package) if k in {t.name for t in kinds}]
                 if "conversion" in options.generators else [],
                 with_validation=with_validation,
+                model_base=MODEL_BASES[options.models],
                 docstring=docstring,
             )
         )

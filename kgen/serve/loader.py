@@ -111,9 +111,9 @@ class LoadError(Exception):
 
 
 def serve_options(options: Options) -> Options:
-    """The run options a server needs: every generator it serves from, whatever the
-    configuration selects for `kgen generate`."""
-    return dataclasses.replace(options, generators=SERVE_GENERATORS, only=())
+    """The run options a server needs: every generator it serves from, on the pydantic
+    models, whatever the configuration selects for `kgen generate`."""
+    return dataclasses.replace(options, generators=SERVE_GENERATORS, only=(), models="pydantic")
 
 
 def load(options: Options, progress: Callable[[str], None] | None = None) -> LoadedAPI:
