@@ -69,14 +69,15 @@ _projects = 0
 def generate_project(tmp_path, monkeypatch):
     """Write API files (and hook modules), generate, and return an importer for the output.
 
-    Each project gets unique package names, so tests can import many side by side."""
+    Each project gets unique package names, so tests can import many side by side. With
+    `models="msgspec"`, the generators that run on msgspec models run (unless `generators` says)."""
     import importlib
 
     from kgen import pipeline
-    from kgen.generators import GENERATORS
+    from kgen.generators import GENERATORS, unavailable_for
     from kgen.options import resolve_options
 
-    def run(files: dict[str, str], generators=None):
+    def run(files: dict[str, str], generators=None, models="pydantic"):
         global _projects
         _projects += 1
         api, out = f"api{_projects}", f"out{_projects}"
@@ -84,8 +85,10 @@ def generate_project(tmp_path, monkeypatch):
         monkeypatch.chdir(tmp_path)
         options = resolve_options(
             config_path=tmp_path / "none.toml", input=api, output=out, module="example.com/apis",
-            registered=tuple(GENERATORS),
+            registered=tuple(GENERATORS), models=models,
         )  # fmt: skip
+        if not generators and models != "pydantic":
+            generators = [name for name in options.selected if not unavailable_for(models, (name,))]
         if generators:
             from dataclasses import replace
 

@@ -99,7 +99,8 @@ def widgets(generate_project):
 
 def test_every_default_form_is_applied_to_unset_fields(widgets):
     models, defaulters = widgets
-    widget = models.Widget(spec={"ports": [{"name": "http", "port": 8080}], "byName": {"x": {"name": "x", "port": 1}, "nil": None}})
+    spec = {"ports": [{"name": "http", "port": 8080}], "byName": {"x": {"name": "x", "port": 1}, "nil": None}}
+    widget = models.Widget.from_dict({"spec": spec})
     defaulters.set_object_defaults_Widget(widget)
     spec = widget.spec
     assert spec.color == "from-hook"  # the base hook runs before +default values
@@ -114,9 +115,8 @@ def test_every_default_form_is_applied_to_unset_fields(widgets):
 
 def test_set_values_are_kept(widgets):
     models, defaulters = widgets
-    widget = models.Widget(
-        spec={"color": "red", "replicas": 0, "enabled": False, "tags": [], "mode": "Slow", "admin": {"name": "x", "port": 1}}
-    )
+    spec = {"color": "red", "replicas": 0, "enabled": False, "tags": [], "mode": "Slow", "admin": {"name": "x", "port": 1}}
+    widget = models.Widget.from_dict({"spec": spec})
     defaulters.set_object_defaults_Widget(widget)
     assert (widget.spec.color, widget.spec.replicas, widget.spec.enabled, widget.spec.tags, widget.spec.mode) == (
         "red", 0, False, [], "Slow",
@@ -148,7 +148,7 @@ def test_defaults_are_fresh_values_and_defaulting_is_idempotent(widgets):
 
 def test_self_referencing_types_are_walked_without_looping(widgets):
     models, defaulters = widgets
-    widget = models.Widget(spec={"next": {"next": {"next": {}}}})
+    widget = models.Widget.from_dict({"spec": {"next": {"next": {"next": {}}}}})
     defaulters.set_object_defaults_Widget(widget)
     node, kinds = widget.spec.next, []
     while node is not None:

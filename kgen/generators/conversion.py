@@ -30,6 +30,7 @@ on a field drops it without a hook.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -40,6 +41,7 @@ from kgen.generators.python import (
     HOOKS_MODULE,
     ModuleContext,
     hooks_protocol,
+    module_context,
     package_file,
     package_sources,
     per_universe,
@@ -288,8 +290,22 @@ class _Planner:
                     f"{'.'.join(src_field.go_path)} ({src_field.type} -> {dst_field.type})"
                 )
                 continue
-            direction.assignments.append((dst_field.python_name, expression))
+            direction.assignments.append((dst_field.python_name, self.fit(expression, target, dst_field)))
         return direction
+
+    def fit(self, expression: str, target: TypeDef, field: Field) -> str:
+        """`expression` as the target field holds it: msgspec structs hold an omitempty slice,
+        map or []byte that is nil as an empty one, never None (Go writes both alike)."""
+        if self.context.MODELS != "msgspec" or not field.omitempty:
+            return expression
+        base = underlying(self.universe, field.type)
+        empty = {"slice": "[]", "map": "{}"}.get(base.kind) or ('b""' if base.kind == "basic" and base.basic == "bytes" else None)
+        if empty is None:
+            return expression
+        if expression.startswith("None if "):
+            return empty + expression[len("None") :]
+        simple = expression.replace(".", "").replace("_", "").isalnum()
+        return f"{expression if simple else f'({expression})'} or {empty}"
 
     def _embedded_other_ways(self, source: TypeDef, target: TypeDef, direction: Direction) -> set[tuple[str, ...]]:
         """A struct one side embeds inline (its fields promoted: an internal type's untagged
@@ -313,7 +329,7 @@ class _Planner:
                 if expression is None:
                     direction.mismatched.append(f"{'.'.join(t.go_path)} ({src_field.type} -> {t.type})")
                     continue
-                direction.assignments.append((t.python_name, expression))
+                direction.assignments.append((t.python_name, self.fit(expression, target, t)))
             handled.add(head)
         # Promoted fields here, one field there.
         for dst_field in target.fields:
@@ -330,7 +346,7 @@ class _Planner:
                 if expression is None:
                     direction.mismatched.append(f"{'.'.join(f.go_path)} ({f.type} -> {dst_field.type})")
                     continue
-                arguments.append(f"{inner.python_name}={expression}")
+                arguments.append(f"{inner.python_name}={self.fit(expression, struct, inner)}")
                 handled.add(f.go_path)
             direction.assignments.append((dst_field.python_name, f"{self.context.class_ref(struct)}({', '.join(arguments)})"))
         return handled
@@ -454,9 +470,13 @@ class _Module:
         return source.is_kind or source.is_list or (source.package, source.name) in self.used
 
 
-@per_universe
-def modules(universe: Universe) -> list[_Module]:
-    """One conversion module per package that converts (planned once per universe)."""
+def modules(universe: Universe, models: str = "pydantic") -> list[_Module]:
+    """One conversion module per package that converts (planned once per universe and model
+    backend: the backend decides the names the expressions import)."""
+    return _MODULES_BY_BACKEND[models](universe)
+
+
+def _plan_modules(universe: Universe, models: str) -> list[_Module]:
     by_home: dict[str, list[Pair]] = defaultdict(list)
     for pair in pairs(universe):
         by_home[pair.home.import_path].append(pair)
@@ -471,7 +491,7 @@ def modules(universe: Universe) -> list[_Module]:
     out = []
     for import_path, home_pairs in sorted(by_home.items()):
         home = home_pairs[0].home
-        context = ModuleContext(universe, home, NAME)
+        context = module_context(universe, home, NAME, models)
         planners = [(pair, _Planner(universe, pair, context, elsewhere)) for pair in home_pairs]
         plans = [(pair, planner.directions()) for pair, planner in planners]
         out.append(_Module(home, context, plans, set().union(*(planner.used for _, planner in planners))))
@@ -480,6 +500,12 @@ def modules(universe: Universe) -> list[_Module]:
     for module in out:
         module.used |= used_anywhere
     return out
+
+
+_MODULES_BY_BACKEND = {
+    "pydantic": per_universe(functools.partial(_plan_modules, models="pydantic")),
+    "msgspec": per_universe(functools.partial(_plan_modules, models="msgspec")),
+}
 
 
 def unhooked(module: _Module, pair: Pair, direction: Direction) -> bool:
@@ -557,7 +583,7 @@ def _signature_example(direction: Direction) -> str:
 
 def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:
     """A conversion module for every package that converts to a hub."""
-    return [_file(universe, module) for module in modules(universe)]
+    return [_file(universe, module) for module in modules(universe, options.models)]
 
 
 def has_module(universe: Universe, package: Package) -> bool:

@@ -25,6 +25,7 @@ from kgen.generators.python import (
     ModuleContext,
     StructPlan,
     hooks_protocol,
+    module_context,
     package_file,
     package_sources,
     per_universe,
@@ -198,7 +199,9 @@ def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFil
     """A defaulters module for every package with something to default."""
     plan = _plan_for(universe)
     packages = universe.generated_packages
-    return [_file(universe, p, structs, plan) for p in packages if (structs := structs_needing(p, plan))]
+    return [
+        _file(universe, p, structs, plan, options.models) for p in packages if (structs := structs_needing(p, plan))
+    ]
 
 
 _plan_for = per_universe(_Plan)
@@ -209,8 +212,8 @@ def has_module(universe: Universe, package: Package) -> bool:
     return bool(structs_needing(package, _plan_for(universe)))
 
 
-def _file(universe: Universe, package: Package, structs: list[TypeDef], plan: _Plan) -> GeneratedFile:
-    context = ModuleContext(universe, package, NAME)
+def _file(universe: Universe, package: Package, structs: list[TypeDef], plan: _Plan, models: str) -> GeneratedFile:
+    context = module_context(universe, package, NAME, models)
     hooks = plan.hooks.get(package.import_path, {})
     hooks_alias = None
     if hooks and package.hooks_module:
@@ -269,6 +272,16 @@ def _unset_test(context: ModuleContext, field: Field, target: str) -> str:
     if field.type.kind == "pointer":
         return f"{target} is None"
     base = underlying(context.universe, field.type)
+    if context.MODELS == "msgspec":
+        from kgen.generators.models_msgspec import python_zero
+
+        # Structs hold an omitempty slice, map or []byte that is nil as an empty one, and a
+        # value type whose zero Go writes (Quantity, IntOrString) as its zero object, not None.
+        if field.omitempty and (base.kind in ("slice", "map") or (base.kind == "basic" and base.basic == "bytes")):
+            return f"not {target}"
+        if base.kind == "named" and (typedef := context.universe.resolve(base)).kind == "python":
+            if python_zero(typedef) is not None:
+                return f"{target} == {context.class_ref(typedef)}()"
     if base.kind == "basic":
         if base.basic == "bytes":
             return f"{target} is None"

@@ -55,7 +55,7 @@ RUNTIME_PACKAGE = "kgen.runtime.apimachinery_structs"
 """Where kgen's well-known packages live as struct models (beside the pydantic ones)."""
 
 #: The generators that work on msgspec models; the others are refused with their names.
-AVAILABLE = ("models", "deepcopy", "scheme", "openapi", "crd")
+AVAILABLE = ("models", "deepcopy", "scheme", "openapi", "crd", "validation", "defaulters", "strategies", "conversion")
 
 _BASIC_FACTORIES = {"string": "str", "bool": "bool", "float32": "float", "float64": "float"}
 _NEVER_ZERO = frozenset({"kgen.runtime.timeutil:Time", "kgen.runtime.timeutil:MicroTime"})
@@ -68,6 +68,7 @@ class StructsContext(ModuleContext):
     whose zero value Go writes (Quantity, IntOrString, Duration) are never None."""
 
     RUNTIME_MODULE: ClassVar[str] = "kgen.runtime.structs"
+    MODELS: ClassVar[str] = "msgspec"
 
     def import_source(self, target: Package) -> str:
         source = super().import_source(target)

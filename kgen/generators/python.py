@@ -74,6 +74,8 @@ class ModuleContext:
     runtime_names: set[str] = field(default_factory=set)
     RUNTIME_MODULE: ClassVar[str] = "kgen.runtime.model"
     """The module of the model backend that `runtime()` names come from."""
+    MODELS: ClassVar[str] = "pydantic"
+    """The model backend of the module (`--models`)."""
 
     def runtime(self, name: str) -> str:
         """A name from the model backend's runtime module, imported under a private alias."""
@@ -205,6 +207,16 @@ class ModuleContext:
 
 HOOKS_MODULE = "_hooks_module"
 """The alias a generated module imports its package's hand-written hooks module under."""
+
+
+def module_context(universe: Universe, package: Package, module: str, models: str = "pydantic") -> ModuleContext:
+    """The context of a generated module for the model backend `models`: the msgspec
+    backend's modules take runtime names and kgen's well-known types from its struct runtime."""
+    if models == "msgspec":
+        from kgen.generators.models_msgspec import StructsContext
+
+        return StructsContext(universe, package, module)
+    return ModuleContext(universe, package, module)
 
 
 def hooks_protocol(context: ModuleContext, hooks: list[tuple[str, str, str]]) -> list[str]:

@@ -15,7 +15,15 @@ from dataclasses import dataclass
 
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
-from kgen.generators.python import INT_BITS, ModuleContext, package_file, package_sources, py_string, underlying
+from kgen.generators.python import (
+    INT_BITS,
+    ModuleContext,
+    module_context,
+    package_file,
+    package_sources,
+    py_string,
+    underlying,
+)
 from kgen.ir.model import Field, Package, TypeDef, TypeRef, Universe
 from kgen.ir.names import snake_case
 from kgen.render import GeneratedFile, render_python
@@ -53,12 +61,12 @@ def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFil
     for package in universe.generated_packages:
         structs = [t for t in package.types if t.kind == "struct"]
         if structs:
-            files.append(_file(universe, package, structs))
+            files.append(_file(universe, package, structs, options.models))
     return files
 
 
-def _file(universe: Universe, package: Package, structs: list[TypeDef]) -> GeneratedFile:
-    context = ModuleContext(universe, package, NAME)
+def _file(universe: Universe, package: Package, structs: list[TypeDef], models: str) -> GeneratedFile:
+    context = module_context(universe, package, NAME, models)
     fuzz = "_fuzz"
     context.imports[("kgen.runtime", "fuzz")] = fuzz
     context.imports[("hypothesis", "strategies")] = "st"
@@ -92,24 +100,46 @@ def _field(context: ModuleContext, package: Package, typedef: TypeDef, field: Fi
             return 'st.just("")'
         value = (f"{package.group}/{package.version}" if package.group else package.version) if field.json_name == "apiVersion" else typedef.name
         return f"st.just({py_string(value)})"
-    strategy = _strategy(context, field.type, "depth")
+    strategy = _strategy(context, field.type, "depth", _field_may_be_none(context, package, typedef, field))
     if field.default is not None and field.type.kind != "pointer":
-        zero = _zero(context, field.type)
+        zero = _zero(context, field)
         if zero is not None:
             strategy = f"st.just({zero}) | {strategy}"  # unset, so that defaulting has work to do
     return strategy
 
 
-def _zero(context: ModuleContext, ref: TypeRef) -> str | None:
-    base = underlying(context.universe, ref)
+def _field_may_be_none(context: ModuleContext, package: Package, typedef: TypeDef, field: Field) -> bool:
+    """Whether the field's model may hold None (a struct holds an omitempty slice, map or
+    []byte as empty, and a value type whose zero Go writes as its zero object)."""
+    if context.MODELS != "msgspec":
+        return True
+    from kgen.generators.models_msgspec import StructsContext, field_plan
+
+    assert isinstance(context, StructsContext)
+    return field_plan(context, package, typedef, field).optional
+
+
+def _item_may_be_none(context: ModuleContext, ref: TypeRef) -> bool:
+    if context.MODELS != "msgspec":
+        return True
+    from kgen.generators.models_msgspec import item_nullable
+
+    return item_nullable(context.universe, ref)
+
+
+def _zero(context: ModuleContext, field: Field) -> str | None:
+    base = underlying(context.universe, field.type)
+    empty = context.MODELS == "msgspec" and field.omitempty  # never None in a struct
     if base.kind == "basic":
-        return {"string": '""', "bool": "False", "bytes": "None"}.get(base.basic, "0")
+        return {"string": '""', "bool": "False", "bytes": 'b""' if empty else "None"}.get(base.basic, "0")
     if base.kind in ("slice", "map"):
-        return "None"
+        return ("[]" if base.kind == "slice" else "{}") if empty else "None"
     return None
 
 
-def _strategy(context: ModuleContext, ref: TypeRef, depth: str) -> str:
+def _strategy(context: ModuleContext, ref: TypeRef, depth: str, none: bool = True) -> str:
+    """The strategy of a value of `ref`; None among its values only where `none` allows."""
+    maybe = "st.none() | " if none else ""
     if ref.kind == "named":
         typedef = context.universe.resolve(ref)
         if typedef.kind == "named" and typedef.enum_values:
@@ -120,27 +150,29 @@ def _strategy(context: ModuleContext, ref: TypeRef, depth: str) -> str:
             return f"{values} | _fuzz.text()"  # an open-ended enum: clients meet unknown values
     base = underlying(context.universe, ref)
     if base.kind == "basic":
-        return _basic(base.basic)
+        return _basic(base.basic, none)
     if base.kind == "any":
         return "_fuzz.json_values()"
     if base.kind == "pointer":
         inner = _strategy(context, base.elem, depth)
         return inner if inner.startswith("st.none() | ") else f"st.none() | {inner}"
-    if base.kind == "slice":
-        return f"st.none() | _fuzz.lists({_strategy(context, base.elem, depth)}, {depth})"
-    if base.kind == "map":
-        return f"st.none() | _fuzz.maps({_strategy(context, base.elem, depth)}, {depth})"
+    if base.kind in ("slice", "map"):
+        assert base.elem is not None
+        items = _strategy(context, base.elem, depth, _item_may_be_none(context, base.elem))
+        return f"{maybe}_fuzz.{'lists' if base.kind == 'slice' else 'maps'}({items}, {depth})"
     typedef = context.universe.resolve(base)
     if typedef.kind == "python":
         function = PYTHON_TYPES.get(typedef.python_class or "")
-        return f"st.none() | _fuzz.{function}()" if function else "st.none()"
+        if function is None:
+            return "st.none()" if none else f"st.just({context.class_ref(typedef)}())"
+        return f"{maybe}_fuzz.{function}()"
     function = strategy_name(typedef.python_name)
     if typedef.package != context.package.import_path:
         function = context.package_name(context.universe.package(typedef.package), "strategies", function)
     return f"st.deferred(lambda: {function}({depth} + 1))"
 
 
-def _basic(basic: str) -> str:
+def _basic(basic: str, none: bool = True) -> str:
     if basic == "string":
         return "_fuzz.text()"
     if basic == "bool":
@@ -148,6 +180,6 @@ def _basic(basic: str) -> str:
     if basic in ("float32", "float64"):
         return "_fuzz.floats()"
     if basic == "bytes":
-        return "st.none() | _fuzz.binary()"
+        return "st.none() | _fuzz.binary()" if none else "_fuzz.binary()"
     bits, signed = INT_BITS[basic]
     return f"_fuzz.integers({bits}, signed={signed})"

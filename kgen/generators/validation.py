@@ -33,6 +33,7 @@ from kgen.generators.python import (
     ModuleContext,
     StructPlan,
     hooks_protocol,
+    module_context,
     package_file,
     package_sources,
     per_universe,
@@ -469,11 +470,13 @@ class _Module:
 def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:
     plan = _plan_for(universe)
     packages = universe.generated_packages
-    return [_file(universe, p, structs, plan) for p in packages if (structs := structs_needing(p, plan))]
+    return [
+        _file(universe, p, structs, plan, options.models) for p in packages if (structs := structs_needing(p, plan))
+    ]
 
 
-def _file(universe: Universe, package: Package, structs: list[TypeDef], plan: _Plan) -> GeneratedFile:
-    module = _Module(universe, package, plan, ModuleContext(universe, package, NAME))
+def _file(universe: Universe, package: Package, structs: list[TypeDef], plan: _Plan, models: str) -> GeneratedFile:
+    module = _Module(universe, package, plan, module_context(universe, package, NAME, models))
     module.context.imports[("kgen.runtime", "validation")] = "_v"
     hooks = plan.hooks.get(package.import_path, {})
     if hooks and package.hooks_module:

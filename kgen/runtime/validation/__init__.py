@@ -216,7 +216,13 @@ def check_union(
 
 
 def is_zero(value: Any) -> bool:
-    """Whether a struct value is its zero value (every field unset)."""
+    """Whether a struct value is its zero value (every field unset), for either model backend."""
+    if value is None:
+        return True
+    if hasattr(value.__class__, "__struct_fields__"):  # a msgspec struct
+        from kgen.runtime.structs import is_zero as struct_is_zero
+
+        return struct_is_zero(value)
     from kgen.runtime.model import is_zero as model_is_zero
 
-    return value is None or model_is_zero(value)
+    return model_is_zero(value)
