@@ -24,6 +24,7 @@ from kgen.diagnostics import Diagnostics, Position
 from kgen.generators import models
 from kgen.generators.models import (
     AliasView,
+    FieldView,
     _alias_target,
     _emit_condition,
     _enum,
@@ -279,14 +280,6 @@ def _to_dict_lines(context: StructsContext, typedef: TypeDef) -> list[str]:
 
 
 # -- the modules ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class FieldView:
-    python_name: str
-    annotation: str
-    value: str
-    doc: str
 
 
 @dataclass(frozen=True)

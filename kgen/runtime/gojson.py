@@ -15,6 +15,7 @@ import base64
 import binascii
 import json
 import math
+import re
 import secrets
 from collections.abc import Callable
 from decimal import Decimal
@@ -96,7 +97,7 @@ def marshal(value: Any) -> bytes:
         return _marshal_text(value)
     if b"NaN" in data or b"Infinity" in data:
         return _marshal_text(value)
-    return _go_escapes(data)
+    return go_escapes(data)
 
 
 def marshal_struct(value: Any) -> bytes:
@@ -109,7 +110,7 @@ def marshal_struct(value: Any) -> bytes:
         data = _with_numbers(_orjson_with_fallback, value)
     except _OrjsonError:
         return marshal(value)
-    return _go_escapes(data)
+    return go_escapes(data)
 
 
 def _orjson_with_fallback(value: Any, fallback: Callable[[Any], Any]) -> bytes:
@@ -130,7 +131,7 @@ def _encode_text(value: Any, fallback: Callable[[Any], Any]) -> bytes:
 
 def _marshal_text(value: Any) -> bytes:
     """`marshal` through the standard library's encoder."""
-    return _go_escapes(_with_numbers(_encode_text, value))
+    return go_escapes(_with_numbers(_encode_text, value))
 
 
 def _with_numbers(encode: Callable[[Any, Callable[[Any], Any]], bytes], value: Any) -> bytes:
@@ -164,13 +165,45 @@ def _with_numbers(encode: Callable[[Any, Callable[[Any], Any]], bytes], value: A
             return b"".join(out)
 
 
-def _go_escapes(data: bytes) -> bytes:
-    """Go's HTML-safe escapes."""
+def go_escapes(data: bytes) -> bytes:
+    """Go's HTML-safe escapes (`<`, `>`, `&`, U+2028, U+2029), on encoded JSON."""
     if b"<" in data or b">" in data or b"&" in data:
         data = data.replace(b"<", b"\\u003c").replace(b">", b"\\u003e").replace(b"&", b"\\u0026")
     if b"\xe2" in data and b"\xe2\x80" in data:  # U+2028 and U+2029 in UTF-8 start so
         data = data.replace("\u2028".encode(), b"\\u2028").replace("\u2029".encode(), b"\\u2029")
     return data
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def unwritable_string(data: Any) -> tuple[tuple[Any, ...], str] | None:
+    """The path and text of the first string (or key) in dicts and lists that UTF-8 cannot
+    write, or None. Each dict and list is looked at once, however deep or often it occurs."""
+    seen: set[int] = set()
+    stack: list[tuple[Any, Any]] = [(data, None)]  # (value, path as (parent path, key) links)
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, str):
+            if not value.isascii() and _LONE_SURROGATE.search(value):
+                return _path_tuple(path), value
+        elif isinstance(value, (dict, list, tuple)):
+            if id(value) in seen:
+                continue
+            seen.add(id(value))
+            for key, item in value.items() if isinstance(value, dict) else enumerate(value):
+                if isinstance(key, str) and not key.isascii() and _LONE_SURROGATE.search(key):
+                    return _path_tuple(path), key
+                stack.append((item, (path, key)))
+    return None
+
+
+def _path_tuple(path: Any) -> tuple[Any, ...]:
+    keys = []
+    while path is not None:
+        path, key = path
+        keys.append(key)
+    return tuple(reversed(keys))
 
 
 def encode_bytes(value: bytes) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import gc
-import re
 import sys
 from collections.abc import Callable
 from types import UnionType
@@ -263,7 +262,7 @@ class Model(BaseModel):
 
         Raises only `pydantic.ValidationError`, for data of any shape or depth; a string
         UTF-8 cannot write (a lone surrogate, as `json.loads` makes of `"\\ud800"`) is one."""
-        unwritable = _unwritable_string(data)
+        unwritable = gojson.unwritable_string(data)
         if unwritable is not None:
             path, text = unwritable
             raise ValidationError.from_exception_data(cls.__name__, [{"type": "string_unicode", "loc": path, "input": text}])
@@ -460,38 +459,6 @@ def _strip_optional(annotation: Any) -> Any:
             annotation = members[0]
         else:
             return annotation
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _unwritable_string(data: Any) -> tuple[tuple[Any, ...], str] | None:
-    """The path and text of the first string (or key) in dicts and lists that UTF-8 cannot
-    write, or None. Each dict and list is looked at once, however deep or often it occurs."""
-    seen: set[int] = set()
-    stack: list[tuple[Any, Any]] = [(data, None)]  # (value, path as (parent path, key) links)
-    while stack:
-        value, path = stack.pop()
-        if isinstance(value, str):
-            if not value.isascii() and _LONE_SURROGATE.search(value):
-                return _path_tuple(path), value
-        elif isinstance(value, (dict, list, tuple)):
-            if id(value) in seen:
-                continue
-            seen.add(id(value))
-            for key, item in value.items() if isinstance(value, dict) else enumerate(value):
-                if isinstance(key, str) and not key.isascii() and _LONE_SURROGATE.search(key):
-                    return _path_tuple(path), key
-                stack.append((item, (path, key)))
-    return None
-
-
-def _path_tuple(path: Any) -> tuple[Any, ...]:
-    keys = []
-    while path is not None:
-        path, key = path
-        keys.append(key)
-    return tuple(reversed(keys))
 
 
 class StringEnum(str):

@@ -47,10 +47,14 @@ _dumps, _loads = marshal.dumps, marshal.loads
 _NON_FINITE_SEARCH = re.compile(rb"[\xf0-\xff][\x7f\xff]").search
 
 
-def _non_finite(written: bytes) -> bool:
-    # The top byte first (one memchr each): marshal writes neither 0x7f nor 0xff otherwise
-    # but inside numbers and non-ASCII text, so JSON without floats never gets further.
-    return (b"\x7f" in written or b"\xff" in written) and _NON_FINITE_SEARCH(written) is not None
+def _check_finite(value: Any) -> None:
+    """`check_json` of `value` if marshal's bytes for it may hold a NaN or an infinity.
+    marshal raises ValueError for what it cannot write. The top byte is looked for first
+    (one memchr each): marshal writes neither 0x7f nor 0xff otherwise but inside numbers
+    and non-ASCII text, so JSON without floats never gets further."""
+    written = _dumps(value)
+    if (b"\x7f" in written or b"\xff" in written) and _NON_FINITE_SEARCH(written) is not None:
+        check_json(value)
 
 
 def _copy_recursive(value: Any) -> Any:
@@ -210,12 +214,9 @@ class _RawJSON:
         raw = self.raw
         if type(raw) is dict or type(raw) is list or type(raw) is float:
             try:
-                written = _dumps(raw)
-            except ValueError:
+                _check_finite(raw)
+            except ValueError:  # marshal cannot write it: not JSON data
                 check_json(raw)
-            else:
-                if _non_finite(written):
-                    check_json(raw)
         return raw
 
     def is_zero(self) -> bool:
@@ -247,9 +248,7 @@ class _RawJSON:
         parser reads as infinity) or `NaN` can still be wrong: marshal writes the value out in
         C, and the full check runs only if the bytes of a NaN or an infinity may be there."""
         if type(value) is float or type(value) is dict or type(value) is list:
-            written = _dumps(value)
-            if _non_finite(written):
-                check_json(value)
+            _check_finite(value)
         holder = object.__new__(cls)
         holder.raw = value
         return holder

@@ -348,16 +348,6 @@ _to_builtins = msgspec.to_builtins
 _decode_any = msgspec.json.Decoder(dec_hook=_json_hook, float_hook=DecodedFloat).decode
 
 
-def _go_escapes(data: bytes) -> bytes:
-    """Go's HTML-safe escapes (`<`, `>`, `&`, U+2028, U+2029), which msgspec does not write."""
-    if b"<" in data or b">" in data or b"&" in data:
-        data = data.replace(b"<", b"\\u003c").replace(b">", b"\\u003e").replace(b"&", b"\\u0026")
-    # U+2028 and U+2029 start with these bytes in UTF-8; one byte is searched far faster
-    if b"\xe2" in data and b"\xe2\x80" in data:
-        data = data.replace("\u2028".encode(), b"\\u2028").replace("\u2029".encode(), b"\\u2029")
-    return data
-
-
 # -- the base class ------------------------------------------------------------------------
 
 _DECODERS: dict[type, Callable[[Any], Any]] = {}
@@ -430,9 +420,9 @@ class Struct(msgspec.Struct, omit_defaults=True, kw_only=True, gc=False, repr_om
 
         Raises only `msgspec.DecodeError` (`msgspec.ValidationError` for values the fields
         refuse, and for a string UTF-8 cannot write)."""
-        problem = _unwritable_string(data)
-        if problem is not None:
-            raise msgspec.ValidationError(problem)
+        unwritable = gojson.unwritable_string(data)
+        if unwritable is not None:
+            raise msgspec.ValidationError(f"{unwritable[1]!r} holds a lone surrogate, which UTF-8 cannot write")
         try:
             try:
                 converted: Self = msgspec.convert(data, cls, strict=True, dec_hook=_python_hook)
@@ -451,7 +441,7 @@ class Struct(msgspec.Struct, omit_defaults=True, kw_only=True, gc=False, repr_om
     def to_json(self) -> bytes:
         """The object as Go's encoding/json would write it (compact, map keys sorted)."""
         if self.__kgen_native__ and self.__kgen_exact__():
-            return _go_escapes(_encode(self))
+            return gojson.go_escapes(_encode(self))
         return gojson.marshal(self._kgen_to_dict())
 
     def to_dict(self) -> dict[str, Any]:
@@ -597,31 +587,6 @@ def _decode_with_nulls(cls: type[_S], data: Any, error: msgspec.ValidationError)
         return decoded
     except RecursionError:
         raise msgspec.DecodeError("JSON is nested too deeply") from None
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _unwritable_string(data: Any) -> str | None:
-    """A message naming the first string (or key) in dicts and lists that UTF-8 cannot
-    write, or None. Each dict and list is looked at once, however deep or often it occurs."""
-    seen: set[int] = set()
-    stack = [data]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, str):
-            if not value.isascii() and _LONE_SURROGATE.search(value):
-                return f"{value!r} holds a lone surrogate, which UTF-8 cannot write"
-        elif isinstance(value, (dict, list, tuple)):
-            if id(value) in seen:
-                continue
-            seen.add(id(value))
-            if isinstance(value, dict):
-                stack.extend(value.keys())
-                stack.extend(value.values())
-            else:
-                stack.extend(value)
-    return None
 
 
 # -- the backend interface for generated code other than the models ----------------
