@@ -12,6 +12,7 @@ import functools
 import importlib
 import json
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
 import black
@@ -486,6 +487,38 @@ def test_round_trips(generated):
     assert structs.Order.from_dict(order.to_dict()) == order
     assert structs.Order.from_yaml(order.to_yaml()) == order
     assert order.to_yaml().startswith("apiVersion: shop.example.com/v1\nkind: Order\nmetadata:\n")
+
+
+class _Colour:
+    """A value type of a user's own (`+kgen:python`): known to msgspec only by its `to_json`."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def to_json(self) -> str:
+        return self.name.upper()
+
+
+def test_values_are_written_from_their_own_json_and_a_users_value_type_from_its_to_json():
+    from kgen.runtime.structs import field, zero_factory
+    from kgen.runtime.timeutil import MicroTime, Time
+
+    class Paint(Struct):
+        colour: _Colour | None = None
+        amount: Quantity = field(default_factory=zero_factory(Quantity))
+        port: IntOrString = field(default_factory=zero_factory(IntOrString))
+        mixed: Time | None = None
+        dried: MicroTime | None = None
+
+    at = Time.from_datetime(datetime(2024, 5, 6, 7, 8, 9, 500000, tzinfo=timezone.utc))
+    paint = Paint(amount=Quantity("1.5"), port=IntOrString("http"), mixed=at, dried=MicroTime.from_datetime(at))
+    expected = b'{"amount":"1500m","port":"http","mixed":"2024-05-06T07:08:09Z","dried":"2024-05-06T07:08:09.500000Z"}'
+    assert paint.to_json() == expected
+    paint.colour = _Colour("red")
+    assert paint.to_json() == b'{"colour":"RED",' + expected[1:]
+    paint.colour = object()  # type: ignore[assignment]
+    with pytest.raises(TypeError, match="Encoding objects of type object is unsupported"):
+        paint.to_json()
 
 
 def _mutable_parts(value, path="", out=None):

@@ -107,11 +107,15 @@ class IntOrString:
             serialization=core_schema.plain_serializer_function_ser_schema(lambda v: v.to_json()),
         )
 
-
     @classmethod
     def __get_pydantic_json_schema__(cls, schema: Any, handler: Any) -> dict[str, Any]:
         """As the OpenAPI documents say it (`x-kubernetes-int-or-string`)."""
         return {"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": True}
+
+
+# What the msgspec models' encoder writes for an int-or-string (`kgen.runtime.structs`): the
+# value's slot under a second name, read in C.
+setattr(IntOrString, "_kgen_json", vars(IntOrString)["_value"])
 
 
 def get_scaled_value_from_int_or_percent(value: IntOrString | None, total: int, round_up: bool) -> int:

@@ -57,7 +57,8 @@ class Quantity:
     ZERO_JSON = "0"
     _value: Decimal
     _format: str
-    _canonical: str | None
+    _canonical: str
+    """The canonical text, made when first asked for (`__getattr__`)."""
 
     def __init__(self, text: str | int | float | Quantity = 0):
         if isinstance(text, Quantity):
@@ -74,7 +75,6 @@ class Quantity:
             raise QuantityError(f"a quantity is a string or a number, not {type(text).__name__}")
         self._value = value
         self._format = fmt
-        self._canonical = None
 
     @classmethod
     def from_decimal(cls, value: Decimal | int, fmt: str = DECIMAL_SI) -> Quantity:
@@ -85,7 +85,6 @@ class Quantity:
         quantity = cls.__new__(cls)
         quantity._value = _round_nano(value)
         quantity._format = fmt
-        quantity._canonical = None
         return quantity
 
     @property
@@ -141,9 +140,14 @@ class Quantity:
         return self._value == 0
 
     def __str__(self) -> str:
-        if self._canonical is None:
-            self._canonical = _canonical(self._value, self._format)
         return self._canonical
+
+    def __getattr__(self, name: str) -> str:
+        # Only an attribute not set yet gets here: the canonical text, made once.
+        if name == "_canonical" or name == "_kgen_json":
+            text = self._canonical = _canonical(self._value, self._format)
+            return text
+        raise AttributeError(f"'Quantity' object has no attribute {name!r}")
 
     def __repr__(self) -> str:
         return f"Quantity({str(self)!r})"
@@ -181,7 +185,7 @@ class Quantity:
 
     def to_json(self) -> str:
         """The canonical string the API server writes."""
-        return str(self)
+        return self._canonical
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> core_schema.CoreSchema:
@@ -191,7 +195,6 @@ class Quantity:
             serialization=core_schema.to_string_ser_schema(),
         )
 
-
     @classmethod
     def __get_pydantic_json_schema__(cls, schema: Any, handler: Any) -> dict[str, Any]:
         """As controller-gen writes a Quantity in a CRD."""
@@ -200,6 +203,11 @@ class Quantity:
             "pattern": r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$",
             "x-kubernetes-int-or-string": True,
         }
+
+
+# What the msgspec models' encoder writes for a quantity (`kgen.runtime.structs`): the slot
+# of the canonical text under a second name, read in C (`__getattr__` makes the text once).
+setattr(Quantity, "_kgen_json", vars(Quantity)["_canonical"])
 
 
 def _validate(value: Any) -> Quantity:

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import operator
 import re
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Self, TypeVar
@@ -162,6 +163,13 @@ class DecodedFloat(float):
 
     __slots__ = ()
 
+    @property
+    def _kgen_json(self) -> msgspec.Raw:
+        text = _encode_raw(float(self))
+        if b"e" in text and b"e-" not in text:
+            text = text.replace(b"e", b"e+")  # 1e21 -> 1e+21, as the pydantic models write it
+        return msgspec.Raw(text)
+
 
 # -- value hooks -------------------------------------------------------------------------
 
@@ -174,9 +182,6 @@ _QUANTITIES: dict[str, Quantity] = {}
 _INT_OR_STRINGS: dict[int | str, IntOrString] = {}
 _DURATIONS: dict[str, Duration] = {}
 _TIMES: dict[tuple[type, str], Time] = {}
-_JSON_VALUES: dict[int, tuple[Any, Any]] = {}
-"""What msgspec writes for each cached value, by the value's `id`: writing one back costs
-a lookup (the entry holds the value, so its id stays its own)."""
 _CANONICAL = {
     Time: re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z", re.ASCII).fullmatch,
     MicroTime: re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z", re.ASCII).fullmatch,
@@ -184,14 +189,11 @@ _CANONICAL = {
 """The text each time type writes: read from exactly that text, a time is written back as it."""
 
 
-def _remember(cache: dict[Any, Any], key: Any, value: Any, json_value: Any) -> None:
-    """Cache a decoded immutable value by its text, with what it writes back."""
+def _remember(cache: dict[Any, Any], key: Any, value: Any) -> None:
+    """Cache a decoded immutable value by its text."""
     if len(cache) >= _CACHE_LIMIT:
         cache.clear()
-    if len(_JSON_VALUES) >= 4 * _CACHE_LIMIT:
-        _JSON_VALUES.clear()
     cache[key] = value
-    _JSON_VALUES[id(value)] = (value, json_value)
 
 
 def _decode_quantity(value: Any) -> Quantity:
@@ -200,7 +202,7 @@ def _decode_quantity(value: Any) -> Quantity:
         if quantity is None:
             quantity = Quantity(value)
             if len(value) <= _CACHED_TEXT:
-                _remember(_QUANTITIES, value, quantity, str(quantity))
+                _remember(_QUANTITIES, value, quantity)
         return quantity
     if value is None:  # Go's Quantity reads null as zero
         return zero_factory(Quantity)()
@@ -216,7 +218,7 @@ def _decode_int_or_string(value: Any) -> IntOrString:
         if cached is None:
             cached = IntOrString(value)
             if kind is int or len(value) <= _CACHED_TEXT:
-                _remember(_INT_OR_STRINGS, value, cached, value)
+                _remember(_INT_OR_STRINGS, value, cached)
         return cached
     if value is None:
         return zero_factory(IntOrString)()
@@ -229,7 +231,7 @@ def _decode_duration(value: Any) -> Duration:
         if duration is None:
             duration = Duration.parse(value)
             if len(value) <= _CACHED_TEXT:
-                _remember(_DURATIONS, value, duration, duration.to_json())
+                _remember(_DURATIONS, value, duration)
         return duration
     if value is None:
         return zero_factory(Duration)()
@@ -248,7 +250,8 @@ def _time_decoder(cls: type[Time]) -> Callable[[Any], Time]:
             return time
         time = cls._validate(value)
         if canonical is not None and canonical(value) is not None:
-            _remember(_TIMES, key, time, value)
+            time.__dict__["_kgen_json"] = value  # what it writes: the text it was read from
+            _remember(_TIMES, key, time)
         return time
 
     return decode
@@ -307,42 +310,55 @@ def _python_hook(cls: type, value: Any) -> Any:
     return hook(value) if hook is not None else _unknown_hook(cls, value)
 
 
-def _encode_hook(obj: Any, _values: dict[int, tuple[Any, Any]] = _JSON_VALUES, _id: Callable[[Any], int] = id) -> Any:
-    """What msgspec writes for a value it does not know: a decoded value's, looked up."""
-    entry = _values.get(_id(obj))
-    if entry is not None and entry[0] is obj:
-        return entry[1]
-    return _encode_value(obj)
-
-
-def _encode_value(obj: Any) -> Any:
-    cls = obj.__class__
-    if cls is Quantity:
-        return str(obj)
-    if cls is Time or cls is MicroTime or cls is IntOrString or cls is Duration:
-        return obj.to_json()
-    if cls is FieldsV1:
-        # A managed-fields trie (objects with `{}` leaves) as the API server writes it:
-        # msgspec writes it in its own order, in C.
-        return msgspec.Raw(_encode_raw(obj.raw))
-    if isinstance(obj, (RawExtension, FieldsV1, JSON)):
-        # Any JSON a program put there: checked and written as the pydantic models write it
-        # (msgspec writes a float such as 1e21 without Python's `+`, and NaN as null).
-        return msgspec.Raw(gojson.marshal(obj.to_json()))
-    if cls is DecodedFloat:
-        text = _encode_raw(float(obj))
-        if b"e" in text and b"e-" not in text:
-            text = text.replace(b"e", b"e+")  # 1e21 -> 1e+21, as the pydantic models write it
-        return msgspec.Raw(text)
+def _encode_hook(obj: Any) -> Any:
+    """What msgspec writes for a value it does not know: kgen's value types say it in their
+    `_kgen_json` (read in C by the encoder's own hook, `_json_of`); any other value type
+    with a `to_json`, its JSON."""
+    try:
+        return obj._kgen_json
+    except AttributeError:
+        pass
     to_json = getattr(obj, "to_json", None)
     if to_json is None:
-        raise TypeError(f"Encoding objects of type {cls.__name__} is unsupported")
+        raise TypeError(f"Encoding objects of type {obj.__class__.__name__} is unsupported")
     return to_json()
 
 
-_encode = msgspec.json.Encoder(enc_hook=_encode_hook, order="deterministic").encode
+_json_of = operator.attrgetter("_kgen_json")
+_encode_known = msgspec.json.Encoder(enc_hook=_json_of, order="deterministic").encode
+_encode_any = msgspec.json.Encoder(enc_hook=_encode_hook, order="deterministic").encode
 _encode_raw = msgspec.json.Encoder(enc_hook=_encode_hook).encode
 """Raw JSON keeps its own key order, as Go writes raw bytes back."""
+
+
+def _encode(obj: Any) -> bytes:
+    """msgspec's bytes of a struct: a value that is not kgen's (no `_kgen_json`) costs one
+    more encoding, with a hook in Python."""
+    try:
+        return _encode_known(obj)
+    except AttributeError:
+        return _encode_any(obj)
+
+
+def _fields_json(holder: FieldsV1) -> msgspec.Raw:
+    # A managed-fields trie (objects with `{}` leaves) as the API server writes it: msgspec
+    # writes it in its own order, in C.
+    return msgspec.Raw(_encode_raw(holder.raw))
+
+
+def _raw_json(holder: RawExtension | JSON) -> msgspec.Raw:
+    # Any JSON a program put there: checked and written as the pydantic models write it
+    # (msgspec writes a float such as 1e21 without Python's `+`, and NaN as null).
+    return msgspec.Raw(gojson.marshal(holder.to_json()))
+
+
+# What the structs write for raw JSON (the `_kgen_json` of the holders, which the pydantic
+# models share and never read).
+setattr(FieldsV1, "_kgen_json", property(_fields_json))
+setattr(RawExtension, "_kgen_json", property(_raw_json))
+setattr(JSON, "_kgen_json", property(_raw_json))
+
+
 _decode_plain = msgspec.json.Decoder().decode
 _to_builtins = msgspec.to_builtins
 _decode_any = msgspec.json.Decoder(dec_hook=_json_hook, float_hook=DecodedFloat).decode

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, timezone
+from functools import cached_property
 from typing import Any, Self
 
 from pydantic_core import core_schema
@@ -112,6 +113,12 @@ class Time(datetime):
 
     def is_zero(self) -> bool:
         return False
+
+    @cached_property
+    def _kgen_json(self) -> str:
+        """What the msgspec models' encoder writes (`kgen.runtime.structs`, which reads this
+        in C): `to_json()`, made once and kept in the instance's dict (a time is immutable)."""
+        return self.to_json()
 
     def __eq__(self, other: object) -> bool:
         equal = datetime.__eq__(self, other)
@@ -319,6 +326,12 @@ class Duration(timedelta):
 
     def is_zero(self) -> bool:
         return not self
+
+    @cached_property
+    def _kgen_json(self) -> str:
+        """What the msgspec models' encoder writes (`kgen.runtime.structs`, which reads this
+        in C): `to_json()`, made once and kept in the instance's dict."""
+        return self.to_json()
 
     def __copy__(self) -> Duration:
         return self
