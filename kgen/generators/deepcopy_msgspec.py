@@ -93,6 +93,10 @@ def _copy(context: StructsContext, ref: TypeRef, var: str, depth: int) -> str:
     if base.kind == "named":
         typedef = context.universe.resolve(base)
         if typedef.kind == "struct":
+            if all(_is_shared(context, f.type) for f in typedef.fields):
+                # Nothing in it to copy further: its copy is the shallow copy, without a
+                # call of its own function around it.
+                return f"{context.runtime('shallow_copy')}({var})"
             return f"{_function_ref(context, typedef)}({var})"
         return f"{context.runtime('copy_raw')}({var})"  # a mutable value type: raw JSON
     if base.kind in ("slice", "map"):

@@ -79,7 +79,7 @@ def deep_copy_APIVersions(src: APIVersions) -> APIVersions:
         v_server_address_by_client_cidrs := src.server_address_by_client_cidrs
     ) is not None:
         copied.server_address_by_client_cidrs = list(
-            map(deep_copy_ServerAddressByClientCIDR, v_server_address_by_client_cidrs)
+            map(_shallow_copy, v_server_address_by_client_cidrs)
         )
     return copied
 
@@ -104,12 +104,10 @@ def deep_copy_APIGroup(src: APIGroup) -> APIGroup:
     """A deep copy of a APIGroup: shares no mutable value with `src`."""
     copied = _shallow_copy(src)
     if (v_versions := src.versions) is not None:
-        copied.versions = list(map(deep_copy_GroupVersionForDiscovery, v_versions))
-    copied.preferred_version = deep_copy_GroupVersionForDiscovery(src.preferred_version)
+        copied.versions = list(map(_shallow_copy, v_versions))
+    copied.preferred_version = _shallow_copy(src.preferred_version)
     copied.server_address_by_client_cidrs = (
-        list(
-            map(deep_copy_ServerAddressByClientCIDR, src.server_address_by_client_cidrs)
-        )
+        list(map(_shallow_copy, src.server_address_by_client_cidrs))
         if src.server_address_by_client_cidrs
         else []
     )
@@ -196,7 +194,7 @@ def deep_copy_DeleteOptions(src: DeleteOptions) -> DeleteOptions:
     """A deep copy of a DeleteOptions: shares no mutable value with `src`."""
     copied = _shallow_copy(src)
     if (v_preconditions := src.preconditions) is not None:
-        copied.preconditions = deep_copy_Preconditions(v_preconditions)
+        copied.preconditions = _shallow_copy(v_preconditions)
     copied.dry_run = src.dry_run.copy() if src.dry_run else []
     return copied
 
@@ -269,7 +267,7 @@ def deep_copy_ListMeta(src: ListMeta) -> ListMeta:
     """A deep copy of a ListMeta: shares no mutable value with `src`."""
     copied = _shallow_copy(src)
     if (v_shard_info := src.shard_info) is not None:
-        copied.shard_info = deep_copy_ShardInfo(v_shard_info)
+        copied.shard_info = _shallow_copy(v_shard_info)
     return copied
 
 
@@ -285,7 +283,7 @@ def deep_copy_Status(src: Status) -> Status:
 def deep_copy_StatusDetails(src: StatusDetails) -> StatusDetails:
     """A deep copy of a StatusDetails: shares no mutable value with `src`."""
     copied = _shallow_copy(src)
-    copied.causes = list(map(deep_copy_StatusCause, src.causes)) if src.causes else []
+    copied.causes = list(map(_shallow_copy, src.causes)) if src.causes else []
     return copied
 
 
@@ -300,9 +298,7 @@ def deep_copy_Table(src: Table) -> Table:
     copied = _shallow_copy(src)
     copied.metadata = deep_copy_ListMeta(src.metadata)
     if (v_column_definitions := src.column_definitions) is not None:
-        copied.column_definitions = list(
-            map(deep_copy_TableColumnDefinition, v_column_definitions)
-        )
+        copied.column_definitions = list(map(_shallow_copy, v_column_definitions))
     if (v_rows := src.rows) is not None:
         copied.rows = list(map(deep_copy_TableRow, v_rows))
     return copied
@@ -324,7 +320,7 @@ def deep_copy_TableRow(src: TableRow) -> TableRow:
             None if item0 is None else _copy_json(item0) for item0 in v_cells
         ]
     copied.conditions = (
-        list(map(deep_copy_TableRowCondition, src.conditions)) if src.conditions else []
+        list(map(_shallow_copy, src.conditions)) if src.conditions else []
     )
     if (v_object := src.object) is not None:
         copied.object = _copy_raw(v_object)
@@ -349,9 +345,7 @@ def deep_copy_ObjectMeta(src: ObjectMeta) -> ObjectMeta:
     copied.labels = src.labels.copy() if src.labels else {}
     copied.annotations = src.annotations.copy() if src.annotations else {}
     copied.owner_references = (
-        list(map(deep_copy_OwnerReference, src.owner_references))
-        if src.owner_references
-        else []
+        list(map(_shallow_copy, src.owner_references)) if src.owner_references else []
     )
     copied.finalizers = src.finalizers.copy() if src.finalizers else []
     copied.managed_fields = (
