@@ -358,6 +358,30 @@ def test_raw_json_that_json_cannot_write_is_refused_when_decoded(raw):
         RawExtension(float("inf"))
 
 
+def test_managed_fields_are_decoded_as_written_whatever_their_shape_and_refused_only_when_not_writable():
+    from kgen.runtime.apimachinery.meta.v1.models import ManagedFieldsEntry
+
+    deep: dict = {}
+    for level in range(40):  # deeper than the trie pydantic-core reads without a check
+        deep = {f"f:level{level}": deep, ".": {}}
+    shapes = [
+        {"f:metadata": {"f:labels": {".": {}, "f:app": {}}}, "f:spec": {"k:{\"port\":80}": {".": {}}}},
+        deep,
+        {"f:spec": {"v:1.5": {}, "f:weights": [1, 2.5, "x", None, True]}},  # not a trie: still raw JSON
+        [],
+        "text",
+    ]
+    for raw in shapes:
+        body = json.dumps({"fieldsV1": raw}).encode()
+        entry = ManagedFieldsEntry.from_json(body)
+        assert entry.fields_v1.raw == raw
+        assert json.loads(entry.to_json()) == {"fieldsV1": raw}
+    with pytest.raises(ValidationError) as caught:
+        ManagedFieldsEntry.from_json(b'{"fieldsV1": {"f:spec": {"f:x": {}, "f:y": [1e400]}}}')
+    [error] = caught.value.errors()
+    assert error["loc"] == ("fieldsV1",) and "finite" in error["msg"]
+
+
 def test_raw_json_nests_as_deep_as_the_json_decoder_reads_and_no_deeper():
     def nested(depth: int) -> list:
         value: list = []

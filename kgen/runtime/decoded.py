@@ -15,6 +15,12 @@ from typing import Any, Literal
 
 from pydantic_core import core_schema
 
+#: Labels of the branches of a union the models' errors are cleaned of
+#: (`kgen.runtime.model._clean_error`): the errors of a QUIET branch are dropped (another
+#: branch says what is wrong), and VALUE is taken out of error locations.
+VALUE_BRANCH = "\x00value"
+QUIET_BRANCH = "\x00quiet"
+
 #: How many decoded values a cache holds; a full cache is emptied.
 CACHE_SIZE = 4096
 
@@ -50,12 +56,9 @@ def json_value_schema(
         "int": core_schema.int_schema(strict=True),
         "float": core_schema.float_schema(strict=True, allow_inf_nan=False),
     }
-    check = checks[kinds[0]] if len(kinds) == 1 else core_schema.union_schema([checks[k] for k in kinds])
+    check = checks[kinds[0]] if len(kinds) == 1 else core_schema.union_schema([checks[k] for k in kinds], mode="left_to_right")
     cache = DecodedCache(decode)
-    return core_schema.chain_schema(
-        [
-            core_schema.custom_error_schema(check, "value_type", custom_error_message=type_error),
-            core_schema.no_info_plain_validator_function(cache.__getitem__),
-        ]
+    return core_schema.no_info_after_validator_function(
+        cache.__getitem__, core_schema.custom_error_schema(check, "value_type", custom_error_message=type_error)
     )
 

@@ -22,6 +22,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, Valida
 from pydantic_core import PydanticCustomError, PydanticOmit, core_schema
 
 from kgen.runtime import gojson
+from kgen.runtime.decoded import QUIET_BRANCH, VALUE_BRANCH
 from kgen.runtime.gojson import encode_bytes, float_value, string_option
 
 __all__ = [
@@ -333,8 +334,8 @@ class Model(BaseModel):
 
 #: Labels of the two branches a field whose zero value is not None gets (see
 #: `_null_means_zero`); `_clean_error` takes them out of error locations.
-_VALUE_BRANCH = "\x00value"
-_NULL_BRANCH = "\x00null"
+_VALUE_BRANCH = VALUE_BRANCH
+_NULL_BRANCH = QUIET_BRANCH
 
 
 def _null_means_zero(schema: Any) -> None:
@@ -353,6 +354,10 @@ def _null_means_zero(schema: Any) -> None:
         if factory is None and default is None:
             continue
         value = with_default["schema"]
+        if _has_null_branch(value):
+            # pydantic hands out a class's schema again (to each class that holds it): the
+            # branch is there once already.
+            continue
         zero = core_schema.no_info_after_validator_function(
             _made_by(factory) if factory is not None else _always(default),
             core_schema.none_schema(),
@@ -361,6 +366,13 @@ def _null_means_zero(schema: Any) -> None:
         with_default["schema"] = core_schema.union_schema(
             [(value, _VALUE_BRANCH), (zero, _NULL_BRANCH)], mode="left_to_right", serialization=value.get("serialization")
         )
+
+
+def _has_null_branch(schema: Any) -> bool:
+    if schema.get("type") != "union":
+        return False
+    choices = schema["choices"]
+    return len(choices) == 2 and isinstance(choices[1], tuple) and choices[1][1] == _NULL_BRANCH
 
 
 def _made_by(factory: Callable[[], Any]) -> Callable[[Any], Any]:

@@ -17,6 +17,8 @@ from typing import Any, ClassVar, Self
 import pydantic_core
 from pydantic_core import core_schema
 
+from kgen.runtime.decoded import QUIET_BRANCH, VALUE_BRANCH
+
 #: How deeply JSON may nest: the limit of the JSON parser that decodes models
 #: (pydantic-core's), applied to every other way in too (YAML, protobuf, Python data).
 MAX_DEPTH = 200
@@ -254,9 +256,14 @@ class _RawJSON:
         return holder
 
     @classmethod
+    def _parsed_json_schema(cls) -> core_schema.CoreSchema:
+        """The schema of the holder in JSON mode: any value the parser makes, checked."""
+        return core_schema.no_info_after_validator_function(cls._from_parsed_json, core_schema.any_schema())
+
+    @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> core_schema.CoreSchema:
         return core_schema.json_or_python_schema(
-            json_schema=core_schema.no_info_after_validator_function(cls._from_parsed_json, core_schema.any_schema()),
+            json_schema=cls._parsed_json_schema(),
             python_schema=core_schema.no_info_plain_validator_function(
                 lambda value: value if isinstance(value, cls) else cls(value)
             ),
@@ -276,10 +283,36 @@ class RawExtension(_RawJSON):
     __slots__ = ()
 
 
+_TRIE_DEPTH = 32
+"""Levels of a managed-fields trie decoded without a check (a field path is rarely 20 deep)."""
+
+
 class FieldsV1(_RawJSON):
     """A managed-fields set in its JSON trie form (metav1.FieldsV1)."""
 
     __slots__ = ()
+
+    @classmethod
+    def _parsed_json_schema(cls) -> core_schema.CoreSchema:
+        """A trie as the API server writes it (objects all the way down, so no number to
+        check) is decoded as one in pydantic-core, at the cost of `any`; anything else (or a
+        trie deeper than `_TRIE_DEPTH`) as any raw JSON, checked."""
+        trie = core_schema.dict_schema(max_length=0, strict=True)
+        for _ in range(_TRIE_DEPTH):  # unrolled: pydantic resolves no reference of ours
+            trie = core_schema.dict_schema(keys_schema=core_schema.str_schema(), values_schema=trie, strict=True)
+        return core_schema.union_schema(
+            [
+                (core_schema.no_info_after_validator_function(cls._from_trie, trie), QUIET_BRANCH),
+                (super()._parsed_json_schema(), VALUE_BRANCH),
+            ],
+            mode="left_to_right",
+        )
+
+    @classmethod
+    def _from_trie(cls, value: dict[str, Any]) -> FieldsV1:
+        holder = object.__new__(cls)
+        holder.raw = value
+        return holder
 
 
 class JSON(_RawJSON):
