@@ -34,7 +34,7 @@ EXIT_INTERNAL = 3
 RUNTIME_ROOT = Path(__file__).resolve().parent / "runtime" / "apimachinery"
 STRUCTS_RUNTIME_ROOT = Path(__file__).resolve().parent / "runtime" / "apimachinery_structs"
 """kgen's well-known types as msgspec models (`models = "msgspec"`)."""
-STRUCTS_RUNTIME_GENERATORS = ("models", "deepcopy", "defaulters", "validation", "strategies")
+STRUCTS_RUNTIME_GENERATORS = ("models", "deepcopy", "defaulters", "validation", "strategies", "protobuf")
 
 
 EXIT_CODES = """\b

@@ -568,21 +568,26 @@ def test_scheme_decodes_registered_structs(generated):
         scheme.decode(b'{"apiVersion": "shop.example.com/v1", "kind": "Order", "spec": {"bogus": 1}}')
 
 
-def test_models_msgspec_selects_the_backend_and_names_what_does_not_work_yet(cli, tmp_path):
+def test_models_msgspec_selects_the_backend_every_generator_runs_on(cli, tmp_path, monkeypatch):
+    from kgen.generators import models_msgspec
+
     project = write_tree(tmp_path / "p", {**FILES, "pyproject.toml": '[tool.kgen]\ninput = "apis"\noutput = "generated"\n'})
-    refused = cli(["generate", "--models", "msgspec"], project)
-    assert refused.exit_code == 2
-    assert "not yet available for msgspec models: protobuf, client" in refused.output
-    assert not (project / "generated").exists()
-    (project / "pyproject.toml").write_text(
-        '[tool.kgen]\ninput = "apis"\noutput = "generated"\nmodels = "msgspec"\n'
-        'generators = ["models", "deepcopy", "scheme", "openapi", "crd"]\n'
-    )
-    assert cli(["generate"], project).exit_code == 0
-    assert "(_Struct):" in (project / "generated/shop/v1/models.py").read_text()
-    assert cli(["generate", "--check"], project).exit_code == 0
+    made = cli(["generate", "--models", "msgspec"], project)
+    assert made.exit_code == 0, made.output
+    package = project / "generated/shop/v1"
+    assert "(_Struct):" in (package / "models.py").read_text()
+    for module in ("client.py", "deepcopy.py", "validation.py", "defaulters.py", "strategies.py", "register.py"):
+        assert (package / module).exists(), module
+    assert cli(["generate", "--check", "--models", "msgspec"], project).exit_code == 0
     drifted = cli(["generate", "--check", "--models", "pydantic"], project)
     assert drifted.exit_code == 1
+    # A generator that does not run on structs is named, and nothing is written.
+    monkeypatch.setattr(models_msgspec, "AVAILABLE", tuple(n for n in models_msgspec.AVAILABLE if n != "client"))
+    (project / "pyproject.toml").write_text('[tool.kgen]\ninput = "apis"\noutput = "fresh"\nmodels = "msgspec"\n')
+    refused = cli(["generate"], project)
+    assert refused.exit_code == 2
+    assert "not yet available for msgspec models: client" in refused.output
+    assert not (project / "fresh").exists()
     (project / "pyproject.toml").write_text('[tool.kgen]\nmodels = "fast"\n')
     bad = cli(["generate"], project)
     assert bad.exit_code == 2 and "is not a model backend (one of: pydantic, msgspec)" in bad.output

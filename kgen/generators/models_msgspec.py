@@ -56,7 +56,7 @@ RUNTIME_PACKAGE = "kgen.runtime.apimachinery_structs"
 """Where kgen's well-known packages live as struct models (beside the pydantic ones)."""
 
 #: The generators that work on msgspec models; the others are refused with their names.
-AVAILABLE = ("models", "deepcopy", "scheme", "openapi", "crd", "validation", "defaulters", "strategies", "conversion")
+AVAILABLE = ("models", "deepcopy", "scheme", "openapi", "crd", "validation", "defaulters", "strategies", "conversion", "protobuf", "client")
 
 _BASIC_FACTORIES = {"string": "str", "bool": "bool", "float32": "float", "float64": "float"}
 _NEVER_ZERO = frozenset({"kgen.runtime.timeutil:Time", "kgen.runtime.timeutil:MicroTime"})

@@ -429,6 +429,10 @@ def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFil
     chosen = [proto for proto in plan(universe).files.values() if proto.package.generate and proto.messages]
     if not chosen:
         return []
-    files = [GeneratedFile(path=package_file(p.package, PROTO_FILE), content=render_proto(p), generator=NAME) for p in chosen]
-    files += protobuf_python.generate(universe, plan(universe), chosen)
+    files = [
+        GeneratedFile(path=package_file(p.package, PROTO_FILE), content=render_proto(p), generator=NAME)
+        for p in chosen
+        if not protobuf_python.shares_messages(p.package, options.models)
+    ]
+    files += protobuf_python.generate(universe, plan(universe), chosen, options.models)
     return files

@@ -9,6 +9,12 @@ packages that hold them.
 `from_proto_<Type>(msg)`. Fields are written as Go's generated marshalers write them:
 non-pointer scalars and structs always, pointers when set, embedded inline structs as
 their own message; reading back gives Go's values (absent lists and maps are nil).
+
+On msgspec models (`models = "msgspec"`) the converters read the structs' attributes and
+build structs through `kgen.runtime.structs`: an absent `omitempty` list, map or `[]byte`
+reads back empty, as such a field is never None there, and is written only when not empty.
+The messages are the same for both backends: kgen's well-known packages have their
+compiled modules once, in the pydantic runtime, which the struct runtime's converters use.
 """
 
 from __future__ import annotations
@@ -20,8 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kgen.generators.models import docstring, field_default
+from kgen.generators.models_msgspec import StructsContext, field_plan, item_nullable
 from kgen.generators.protobuf import Message, Plan, ProtoFile, render_proto, shape
-from kgen.generators.python import ModuleContext, package_file, package_sources, py_string
+from kgen.generators.python import ModuleContext, module_context, package_file, package_sources, py_string, underlying
+from kgen.ir.build import RUNTIME_PACKAGE
 from kgen.ir.model import Field, Member, Package, TypeDef, Universe
 from kgen.render import GeneratedFile, header, render_python
 from kgen.runtime.protobuf import WELL_KNOWN
@@ -101,32 +109,47 @@ class ConverterView:
     message: str
     to_lines: list[str]
     from_lines: list[str]
-    present: list[str]
+    present: list[str] | None
+    """The fields a decoded model records as set (None: the models record no presence)."""
+    values: str
+    """What `to_proto` reads the fields from as `values` ("" when it reads attributes)."""
 
 
-def generate(universe: Universe, plan: Plan, chosen: list[ProtoFile]) -> list[GeneratedFile]:
+def shares_messages(package: Package, models: str) -> bool:
+    """Whether a package's messages are compiled elsewhere: kgen's well-known packages
+    generated for the msgspec runtime use the pydantic runtime's modules (a `.proto` file is
+    registered once per process)."""
+    return models == "msgspec" and package.builtin
+
+
+def generate(universe: Universe, plan: Plan, chosen: list[ProtoFile], models: str = "pydantic") -> list[GeneratedFile]:
+    """The compiled messages and the converters of the `chosen` files, for the model backend
+    `models`."""
     every = [proto for proto in plan.files.values() if proto.messages]
     sources = {proto.name: render_proto(proto) for proto in every}
-    compiled = compile_protos(sources, [proto.name for proto in chosen])
+    compiled_names = [proto.name for proto in chosen if not shares_messages(proto.package, models)]
+    compiled = compile_protos(sources, compiled_names) if compiled_names else {}
     packages = [proto.package for proto in every]
     files = []
     for proto in chosen:
         package = proto.package
-        context = ModuleContext(universe, package, NAME)
-        python, stub = compiled[proto.name]
-        head = header(NAME, (proto.name,))
-        for suffix, text in ((".py", python), (".pyi", strict_stub(stub))):
-            text = _point_imports(text, context, packages)
-            files.append(GeneratedFile(package_file(package, PB2 + suffix), head + text, NAME, language="python"))
+        if proto.name in compiled:
+            # Messages are the same for every backend: they import the pydantic runtime's.
+            context = ModuleContext(universe, package, NAME)
+            python, stub = compiled[proto.name]
+            head = header(NAME, (proto.name,))
+            for suffix, text in ((".py", python), (".pyi", strict_stub(stub))):
+                text = _point_imports(text, context, packages)
+                files.append(GeneratedFile(package_file(package, PB2 + suffix), head + text, NAME, language="python"))
         if any(not m.wrapper and m.typedef.kind == "struct" for m in proto.messages):
-            files.append(_converters(universe, plan, proto))
+            files.append(_converters(universe, plan, proto, models))
     return files
 
 
-def _converters(universe: Universe, plan: Plan, proto: ProtoFile) -> GeneratedFile:
+def _converters(universe: Universe, plan: Plan, proto: ProtoFile, models: str) -> GeneratedFile:
     package = proto.package
-    context = ModuleContext(universe, package, "protobuf")
-    writer = _Writer(universe, context, plan)
+    context = module_context(universe, package, "protobuf", models)
+    writer = _Writer(universe, context, plan, shares_messages(package, models))
     views = []
     for message in proto.messages:
         if message.wrapper or message.typedef.kind != "struct":
@@ -149,10 +172,13 @@ def _converters(universe: Universe, plan: Plan, proto: ProtoFile) -> GeneratedFi
 
 
 class _Writer:
-    def __init__(self, universe: Universe, context: ModuleContext, plan: Plan):
+    def __init__(self, universe: Universe, context: ModuleContext, plan: Plan, shared_messages: bool = False):
         self.universe = universe
         self.context = context
         self.plan = plan
+        self.shared_messages = shared_messages
+        self.structs = context.MODELS == "msgspec"
+        """Structs: fields are attributes, set by `__init__`, and presence is not recorded."""
         self.counter = 0
 
     def var(self, stem: str) -> str:
@@ -167,14 +193,15 @@ class _Writer:
         covered: set[str] = set()
         self.struct_fields(typedef, (), message.fields, "msg", to_lines, from_lines, covered)
         for f in typedef.fields:
-            if f.python_name not in covered:
+            if f.python_name not in covered and not self.structs:  # a struct takes its own default
                 from_lines.append(f"values[{py_string(f.python_name)}] = {self.default(typedef, f)}")
         return ConverterView(
             name=typedef.python_name,
             message=f"{self.pb2()}.{message.name}",
             to_lines=to_lines,
             from_lines=from_lines,
-            present=sorted(covered),
+            present=None if self.structs else sorted(covered),
+            values="" if self.structs else "obj.__dict__",
         )
 
     def default(self, typedef: TypeDef, f: Field) -> str:
@@ -183,7 +210,29 @@ class _Writer:
         return f"{source}()" if factory else source
 
     def pb2(self) -> str:
+        if self.shared_messages:
+            return self.context.python_class(f"{RUNTIME_PACKAGE}.{self.context.package.python_package}:{PB2}")
         return self.context.sibling(PB2)
+
+    def read(self, f: Field) -> str:
+        """How `to_proto` reads a field of `obj`."""
+        return f"obj.{f.python_name}" if self.structs else f"values[{py_string(f.python_name)}]"
+
+    def empty(self, typedef: TypeDef, f: Field) -> str:
+        """Python source of what a field holds when its list, map or `[]byte` is absent: None,
+        or for a struct's `omitempty` one, which is never None, the empty value."""
+        if not self.structs:
+            return "None"
+        package = self.universe.package(typedef.package)
+        scratch = StructsContext(self.universe, package, "models")  # field_plan records imports
+        if field_plan(scratch, package, typedef, f).optional:
+            return "None"
+        base = underlying(self.universe, f.type)
+        if base.kind == "slice":
+            return "[]"
+        if base.kind == "map":
+            return "{}"
+        return 'b""' if base.kind == "basic" and base.basic == "bytes" else "None"
 
     def struct_fields(self, typedef, prefix, proto_fields, msg, to_lines, from_lines, covered) -> None:
         """Statements for the members of `typedef` (or of a struct inlined at `prefix`)."""
@@ -203,8 +252,10 @@ class _Writer:
                 continue  # shadowed in JSON by a shallower field: nothing in the model to carry
             covered.add(f.python_name)
             pointer = member.type.kind == "pointer"
-            to_lines += self.to_field(pf.shape, pf.name, pointer, f"values[{py_string(f.python_name)}]", msg)
-            from_lines.append(f"values[{py_string(f.python_name)}] = {self.from_field(pf.shape, pf.name, pointer, msg)}")
+            empty = self.empty(typedef, f)
+            to_lines += self.to_field(pf.shape, pf.name, pointer, self.read(f), msg, empty != "None")
+            read = self.from_field(pf.shape, pf.name, pointer, msg, empty)
+            from_lines.append(f"values[{py_string(f.python_name)}] = {read}")
 
     def _embedded(self, member: Member) -> TypeDef:
         ref = member.type.elem if member.type.kind == "pointer" else member.type
@@ -212,33 +263,51 @@ class _Writer:
 
     # -- model -> message ------------------------------------------------------------------
 
-    def to_field(self, wire, name: str, pointer: bool, value: str, msg: str) -> list[str]:
-        """Statements that write `value` (a model value) into field `name` of `msg`."""
+    def to_field(self, wire, name: str, pointer: bool, value: str, msg: str, never_none: bool = False) -> list[str]:
+        """Statements that write `value` (a model value) into field `name` of `msg`. A field
+        that is `never_none` (a struct's omitempty `[]byte` or wrapped list) is empty where
+        another would be None, and is written only when not empty."""
         target = _attribute(msg, name)
         if wire.kind == "scalar":
             if pointer or wire.scalar == "bytes":
                 v = self.var("v")
-                return [f"if ({v} := {value}) is not None:", f"    {_assign(msg, name, v)}"]
+                test = f"{v} := {value}" if never_none else f"({v} := {value}) is not None"
+                return [f"if {test}:", f"    {_assign(msg, name, v)}"]
             return [_assign(msg, name, value)]
         if wire.kind == "message":
             if pointer or wire.typedef.kind == "named":
                 v = self.var("v")
-                return [f"if ({v} := {value}) is not None:", *_indent(self.to_message(wire, v, target))]
+                test = f"{v} := {value}" if never_none else f"({v} := {value}) is not None"
+                return [f"if {test}:", *_indent(self.to_message(wire, v, target))]
             return self.to_message(wire, value, target)
         v = self.var("v")
         if wire.kind == "repeated":
             if wire.elem.kind == "scalar":
-                return [f"if {v} := {value}:", f"    {target}.extend({v})"]
+                checked = self.item_value(wire, name, "i")
+                items = v if checked == "i" else f"({checked} for i in {v})"
+                return [f"if {v} := {value}:", f"    {target}.extend({items})"]
             item = self.var("item")
-            write = self.to_message(wire.elem, item, f"{target}.add()")
+            write = self.to_message(wire.elem, self.item_value(wire, name, item), f"{target}.add()")
             return [f"if {v} := {value}:", f"    for {item} in {v}:", *_indent(write, 2)]
         key = "k" if wire.key.scalar == "string" else "int(k)"
         if wire.elem.kind == "scalar":
-            update = v if key == "k" else f"{{{key}: i for k, i in {v}.items()}}"
+            checked = self.item_value(wire, name, "i")
+            update = v if key == "k" and checked == "i" else f"{{{key}: {checked} for k, i in {v}.items()}}"
             return [f"if {v} := {value}:", f"    {target}.update({update})"]
         item = self.var("item")
-        write = self.to_message(wire.elem, item, f"{target}[{key}]")
+        write = self.to_message(wire.elem, self.item_value(wire, name, item), f"{target}[{key}]")
         return [f"if {v} := {value}:", f"    for k, {item} in {v}.items():", *_indent(write, 2)]
+
+    def item_value(self, wire, name: str, item: str) -> str:
+        """A list or map item as its converter takes it. A struct's item that may be None (a
+        pointer, a `[]byte`) goes through `present`, which refuses None where the converter
+        takes none: protobuf has no nil items (Go's marshalers cannot write one either)."""
+        if not self.structs or (wire.elem.kind == "message" and wire.elem.typedef.kind != "struct"):
+            return item  # value types and wrappers take None
+        elem = underlying(self.universe, wire.ref).elem
+        if elem is None or not item_nullable(self.universe, elem):
+            return item
+        return f"{self.context.python_class('kgen.runtime.protobuf:present')}({item}, {py_string(name)})"
 
     def to_message(self, wire, value: str, target: str) -> list[str]:
         """Statements that write `value` into the message `target` (an expression)."""
@@ -253,31 +322,37 @@ class _Writer:
 
     # -- message -> model ------------------------------------------------------------------
 
-    def from_field(self, wire, name: str, pointer: bool, msg: str) -> str:
-        """An expression that reads field `name` of `msg` as the model value."""
+    def from_field(self, wire, name: str, pointer: bool, msg: str, empty: str = "None") -> str:
+        """An expression that reads field `name` of `msg` as the model value; an absent list,
+        map or `[]byte` reads as `empty` (None, or the empty value of a field never None)."""
         source = _attribute(msg, name)
         has = f"{msg}.HasField({py_string(name)})"
+        or_none = " or None" if empty == "None" else ""  # an absent repeated field reads empty
         if wire.kind == "scalar":
+            if empty != "None":
+                return source  # an absent []byte reads as b""
             return f"{source} if {has} else None" if pointer or wire.scalar == "bytes" else source
         if wire.kind == "message":
-            read = self.from_message(wire, source)
+            read = self.from_message(wire, source, empty)
+            if empty != "None":
+                return read  # a wrapper's absent items read empty
             return f"{read} if {has} else None" if pointer or wire.typedef.kind == "named" else read
         if wire.kind == "repeated":
             if wire.elem.kind == "scalar":
-                return f"list({source}) or None"
-            return f"[{self.from_message(wire.elem, 'i')} for i in {source}] or None"
+                return f"list({source}){or_none}"
+            return f"[{self.from_message(wire.elem, 'i')} for i in {source}]{or_none}"
         key = "k" if wire.key.scalar == "string" else "str(k)"
         if wire.elem.kind == "scalar":
-            return f"dict({source}) or None" if key == "k" else f"{{{key}: i for k, i in {source}.items()}} or None"
-        return f"{{{key}: {self.from_message(wire.elem, 'i')} for k, i in {source}.items()}} or None"
+            return f"dict({source}){or_none}" if key == "k" else f"{{{key}: i for k, i in {source}.items()}}{or_none}"
+        return f"{{{key}: {self.from_message(wire.elem, 'i')} for k, i in {source}.items()}}{or_none}"
 
-    def from_message(self, wire, source: str) -> str:
+    def from_message(self, wire, source: str, empty: str = "None") -> str:
         typedef = wire.typedef
         if typedef.kind == "struct":
             return f"{self.function(typedef, 'from_proto')}({source})"
         if typedef.kind == "python":
             return f"{self.runtime(typedef, 1)}({source})"
-        return self.from_field(wire_items(self.universe, typedef), "items", False, source)
+        return self.from_field(wire_items(self.universe, typedef), "items", False, source, empty)
 
     # -- names -----------------------------------------------------------------------------
 

@@ -3,8 +3,8 @@
 The API server's `application/vnd.kubernetes.protobuf` body is the 4-byte magic `k8s\\0`
 followed by a `runtime.Unknown` message: `typeMeta` (apiVersion, kind), `raw` (the
 object's own message) and the content encoding and type. `encode(obj)`/`decode(data)`
-read and write it for any model whose package has generated protobuf converters;
-`encode_envelope`/`decode_envelope` work on the raw parts.
+read and write it for any model whose package has generated protobuf converters (pydantic
+models or msgspec structs); `encode_envelope`/`decode_envelope` work on the raw parts.
 
 The well-known values are written as apimachinery writes them: Time and MicroTime as
 `{seconds, nanos}` (the zero time as an empty message), Duration as nanoseconds,
@@ -39,6 +39,7 @@ MAGIC = b"k8s\x00"
 CONTENT_TYPE = "application/vnd.kubernetes.protobuf"
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _Raw = TypeVar("_Raw", bound=_RawJSON)
+_Item = TypeVar("_Item")
 
 
 class ProtobufError(ValueError):
@@ -157,6 +158,14 @@ def fields_v1_to_proto(value: FieldsV1 | None, msg: Any) -> None:
 
 def fields_v1_from_proto(msg: Any) -> FieldsV1 | None:
     return _raw_from_proto(FieldsV1, msg, "Raw")
+
+
+def present(item: _Item | None, field: str) -> _Item:
+    """A list or map item of a field, which protobuf cannot carry as nil (Go's marshalers
+    cannot write a nil item either): ValueError for None."""
+    if item is None:
+        raise ValueError(f"{field} holds a nil item, which protobuf cannot carry")
+    return item
 
 
 #: The converters of the runtime classes, by the `+kgen:python` class they implement.
@@ -370,9 +379,22 @@ def decode(data: bytes, cls: type | None = None) -> Any:
         if cls is None:
             raise ProtobufError(f"no protobuf converters for {envelope.kind} of {envelope.api_version}")
     obj = unmarshal(cls, envelope.raw)
+    _set_type_meta(obj, envelope.api_version, envelope.kind)
+    return obj
+
+
+def _set_type_meta(obj: Any, api_version: str, kind: str) -> None:
+    """Give a decoded object the envelope's apiVersion and kind: a struct's attributes, a
+    pydantic model's values (left out of its fields set, as the message did not set them)."""
+    struct_fields = getattr(type(obj), "__struct_fields__", None)
+    if struct_fields is not None:
+        if "api_version" in struct_fields:
+            obj.api_version = api_version
+        if "kind" in struct_fields:
+            obj.kind = kind
+        return
     values = obj.__dict__
     if "api_version" in values:
-        values["api_version"] = envelope.api_version
+        values["api_version"] = api_version
     if "kind" in values:
-        values["kind"] = envelope.kind
-    return obj
+        values["kind"] = kind

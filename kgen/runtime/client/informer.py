@@ -27,15 +27,14 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from kgen.runtime.client.errors import APIStatusError, TransportError
-from kgen.runtime.client.resource import AsyncWatch, Watch
+from kgen.runtime.client.resource import AsyncWatch, TypedObject, Watch
 from kgen.runtime.client.watch import ADDED, BOOKMARK, DELETED, MODIFIED, WatchEvent
-from kgen.runtime.model import Model
 from kgen.runtime.store.selectors import parse_label_selector
 
 __all__ = ["Handler", "Lister", "Informer", "AsyncInformer"]
 
-T = TypeVar("T", bound=Model)
-L = TypeVar("L", bound=Model)
+T = TypeVar("T", bound=TypedObject)
+L = TypeVar("L", bound=TypedObject)
 
 Key = tuple[str, str]
 """(namespace, name) of a cached object."""
@@ -50,7 +49,7 @@ class Handler(Generic[T]):
     on_delete: Callable[[T], None] | None = None
 
 
-def _key(obj: Model) -> Key:
+def _key(obj: TypedObject) -> Key:
     metadata = getattr(obj, "metadata", None)
     return (getattr(metadata, "namespace", "") or "", getattr(metadata, "name", "") or "")
 
@@ -148,7 +147,7 @@ class _Cache(Generic[T]):
                 handler.on_delete(obj)
 
 
-def _version(obj: Model) -> str:
+def _version(obj: TypedObject) -> str:
     return str(getattr(getattr(obj, "metadata", None), "resource_version", "") or "")
 
 

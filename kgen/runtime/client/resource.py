@@ -13,13 +13,16 @@ Every verb is a request built by the functions of `options` and sent by a `Trans
 async mixins (`AsyncGet`, ...) do the same on an `AsyncTransport`. `iter` pages through a
 list at one resource version; `watch` resumes from the last version it saw when the server
 ends the stream, and lists again when that version is gone (410), telling the caller.
+
+The model classes may be either backend's (`kgen.runtime.model.Model` or
+`kgen.runtime.structs.Struct`): the clients need only what `TypedObject` names.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, Protocol, Self, TypeVar
 
 from kgen.runtime.client.errors import Expired, Gone, ResourceRef
 from kgen.runtime.client.options import (
@@ -46,6 +49,7 @@ from kgen.runtime.model import Model
 
 __all__ = [
     "Resource",
+    "TypedObject",
     "PatchType",
     "apply_configuration",
     "Get", "List", "Watch", "Create", "Update", "UpdateStatus", "Patch", "Apply", "Delete", "DeleteCollection", "Scale",
@@ -53,8 +57,24 @@ __all__ = [
     "AsyncApply", "AsyncDelete", "AsyncDeleteCollection", "AsyncScale",
 ]  # fmt: skip
 
-T = TypeVar("T", bound=Model)
-L = TypeVar("L", bound=Model)
+
+class TypedObject(Protocol):
+    """What the clients need of a model class: Go's JSON both ways. Generated models of
+    both backends (pydantic models and msgspec structs) have it."""
+
+    @classmethod
+    def from_json(cls, data: str | bytes) -> Self: ...
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Self: ...
+
+    def to_json(self) -> bytes: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+T = TypeVar("T", bound=TypedObject)
+L = TypeVar("L", bound=TypedObject)
 
 PatchType = Literal["json", "merge", "strategic"]
 _PATCH_TYPES: dict[str, str] = {"json": JSON_PATCH, "merge": MERGE_PATCH, "strategic": STRATEGIC_MERGE_PATCH}
@@ -150,10 +170,12 @@ def _name(obj: Any) -> str:
     return str(name)
 
 
-def apply_configuration(obj: Model | dict[str, Any]) -> dict[str, Any]:
+def apply_configuration(obj: TypedObject | dict[str, Any]) -> dict[str, Any]:
     """The body of a server-side apply: a dict as given, or of a typed object the fields
-    that were set (decoded, passed or assigned) and nothing else, in Go's JSON; a field left
-    at its zero value is not claimed, as an apply configuration of client-go leaves it out."""
+    that were set, in Go's JSON: a pydantic model's fields that were set (decoded, passed
+    or assigned), a struct's fields that are not at their zero value (structs record no
+    presence, as Go's structs do not). A field left at its zero value is not claimed, as an
+    apply configuration of client-go leaves it out."""
     if isinstance(obj, dict):
         return obj
     document = obj.to_dict()
@@ -161,14 +183,34 @@ def apply_configuration(obj: Model | dict[str, Any]) -> dict[str, Any]:
     return document
 
 
-def _keep_set(obj: Model, document: dict[str, Any]) -> None:
-    fields = type(obj).model_fields
-    wanted: dict[str, str] = {}
-    for name in obj.model_fields_set:
-        info = fields.get(name)
-        if info is not None:
-            alias = info.serialization_alias
-            wanted[alias if isinstance(alias, str) else name] = name
+def _set_fields(obj: Any) -> dict[str, str] | None:
+    """A typed object's fields that were set, JSON name to Python name; None for a value
+    that is no typed object."""
+    if isinstance(obj, Model):
+        fields = type(obj).model_fields
+        wanted: dict[str, str] = {}
+        for name in obj.model_fields_set:
+            info = fields.get(name)
+            if info is not None:
+                alias = info.serialization_alias
+                wanted[alias if isinstance(alias, str) else name] = name
+        return wanted
+    names = getattr(type(obj), "__struct_fields__", None)
+    if names is None:
+        return None
+    # A msgspec struct (msgspec is installed, then): structs are imported only for one.
+    from kgen.runtime import structs
+
+    if not isinstance(obj, structs.Struct):
+        return None
+    present = structs.fields_set(obj)
+    return {key: name for name, key in zip(names, type(obj).__struct_encode_fields__) if name in present}
+
+
+def _keep_set(obj: Any, document: dict[str, Any]) -> None:
+    wanted = _set_fields(obj)
+    if wanted is None:
+        return
     for key in ("apiVersion", "kind"):
         if key in document:
             wanted.setdefault(key, key)
@@ -181,7 +223,7 @@ def _keep_set(obj: Model, document: dict[str, Any]) -> None:
 
 
 def _keep_set_value(value: Any, json_value: Any) -> None:
-    if isinstance(value, Model) and isinstance(json_value, dict):
+    if isinstance(json_value, dict) and not isinstance(value, dict):
         _keep_set(value, json_value)
     elif isinstance(value, list) and isinstance(json_value, list):
         for item, json_item in zip(value, json_value):
