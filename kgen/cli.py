@@ -408,10 +408,14 @@ Examples:
     "--bookmark-interval", type=click.FloatRange(min=0.01), default=60.0, show_default=True, metavar="SECONDS",
     help="How often watches that allow bookmarks get a BOOKMARK event.",
 )  # fmt: skip
+@click.option(
+    "--models", "models", type=click.Choice(MODEL_BACKENDS), default=None,
+    help="The model backend the server runs on (default: the configuration's, `models = ...` in [tool.kgen]).",
+)  # fmt: skip
 def serve(
     config_path, input_dir, module, import_map, tags, verbose, address, port, storage, kubeconfig_path, tls, token,
     feature_gates, storage_prefix, max_requests_inflight, max_mutating_requests_inflight, compaction_interval,
-    history_seconds, bookmark_interval,
+    history_seconds, bookmark_interval, models,
 ) -> None:  # fmt: skip
     """Serve the API (every group/version, and namespaces) so kubectl and clients can use it.
 
@@ -432,7 +436,7 @@ def serve(
             if value.lower() not in ("true", "false"):
                 raise OptionsError(f"--feature-gates {item}: expected GATE=true or GATE=false")
             gates[gate.strip()] = value.lower() == "true"
-        options = _options(config_path, input_dir, module, import_map, tags)
+        options = _options(config_path, input_dir, module, import_map, tags, models=models)
         settings = ServeOptions(
             address=address, port=port, storage=storage, kubeconfig=kubeconfig_path, tls=tls, token=token,
             feature_gates=gates, storage_prefix=storage_prefix, max_requests_inflight=max_requests_inflight,

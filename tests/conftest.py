@@ -62,6 +62,31 @@ def cli(monkeypatch):
     return run
 
 
+@pytest.fixture(scope="session")
+def msgspec_example(tmp_path_factory):
+    """The example API generated on msgspec models, once per session, importable as
+    `generated_msgspec` (see `serve_fixtures.generate_msgspec_example`)."""
+    import importlib
+    import sys
+
+    from kgen.runtime.scheme import SCHEME
+    from tests.serve_fixtures import generate_msgspec_example
+
+    root = tmp_path_factory.mktemp("msgspec-example")
+    example = generate_msgspec_example(root)
+    sys.path.insert(0, str(root))
+    # Importing a generated package registers its kinds in the process-wide SCHEME, where
+    # other tests decode the repository's pydantic kinds: those are registered again after.
+    # (A server of either package decodes with a Scheme of its own.)
+    for package in (example.package, "generated"):
+        for version in ("", ".v1", ".v1beta1"):
+            register = importlib.import_module(f"{package}.example{version}.register")
+            if package == "generated":
+                register.add_to_scheme(SCHEME)
+    yield example
+    sys.path.remove(str(root))
+
+
 _projects = 0
 
 

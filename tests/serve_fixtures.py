@@ -4,22 +4,33 @@
         httpx.get(server.url + "/apis")
         server.kubectl("get", "frobbers")
 
+    @pytest.fixture(scope="module", params=MODELS)
+    def server(request):                        # the example API on each model backend
+        with ServeProcess(config=example_api(request, request.param).config) as process:
+            yield process
+
 The server runs in a subprocess (it imports the generated package it writes for itself,
 which must not meet the repository's `generated` package in the test process). It binds
 port 0 and the test learns the port from the kubeconfig the server writes once it
 listens. `kubectl()` runs kubectl with that kubeconfig and a private HOME (kubectl keeps
 a discovery cache in ~/.kube/cache).
+
+The example API is served on pydantic models (this repository's configuration) and on
+msgspec structs (`generate_msgspec_example`, run once per session by conftest's
+`msgspec_example` fixture).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -33,13 +44,14 @@ KUBECTL = shutil.which("kubectl") or "/usr/bin/kubectl"
 class ServeProcess:
     """One `kgen serve` subprocess; use as a context manager."""
 
-    def __init__(self, *args: str, storage: str = "sqlite::memory:", cwd: Path = REPO, env: dict[str, str] | None = None, timeout: float = 90.0):
+    def __init__(self, *args: str, storage: str = "sqlite::memory:", cwd: Path = REPO, env: dict[str, str] | None = None,
+                 timeout: float = 90.0, config: Path | None = None):  # fmt: skip
         self.directory = Path(tempfile.mkdtemp(prefix="kgen-serve-test-"))
         self.kubeconfig = self.directory / "kubeconfig"
         self.home = self.directory / "home"
         self.home.mkdir()
         self.args = [sys.executable, "-m", "kgen.cli", "serve", "--port", "0", "--kubeconfig", str(self.kubeconfig),
-                     "--storage", storage, *args]  # fmt: skip
+                     "--storage", storage, *(("--config", str(config)) if config is not None else ()), *args]  # fmt: skip
         self.cwd = cwd
         self.env = {**os.environ, **(env or {})}
         self.timeout = timeout
@@ -128,3 +140,70 @@ requires_kubectl = pytest.mark.skipif(not kubectl_available(), reason="kubectl i
 def frobber(name: str, namespace: str = "default", api_version: str = "example.kgen.dev/v1", **spec) -> dict:
     """A Frobber object as JSON data."""
     return {"apiVersion": api_version, "kind": "Frobber", "metadata": {"name": name, "namespace": namespace}, "spec": spec}
+
+
+# -- the example API on each model backend ------------------------------------------------------
+
+MODELS = ("pydantic", "msgspec")
+"""The model backends the example API is served on."""
+
+
+@dataclass(frozen=True)
+class ExampleAPI:
+    """The example API generated on one model backend."""
+
+    models: str
+    config: Path
+    """The pyproject.toml a server of it loads (`kgen serve --config`, `FakeCluster(config=)`)."""
+    package: str
+    """The generated package's name (`generated`, or `generated_msgspec`)."""
+
+
+PYDANTIC_EXAMPLE = ExampleAPI("pydantic", REPO / "pyproject.toml", "generated")
+
+MSGSPEC_PACKAGE, MSGSPEC_HOOKS = "generated_msgspec", "apis_msgspec"
+
+
+def generate_msgspec_example(root: Path) -> ExampleAPI:
+    """Generate the example API on msgspec models into `root/generated_msgspec` (every
+    generator, the typed client too), from a copy of `apis/` in `root/apis_msgspec`.
+
+    The fake cluster imports the package it serves into the test process, beside the
+    repository's pydantic `generated`, so the msgspec package has a name of its own; the
+    input's hooks import the package they are generated into (and each other) by name, so
+    the copy's hooks import the copy."""
+    from kgen import pipeline
+    from kgen.emit import Mode, emit
+    from kgen.generators import GENERATORS
+    from kgen.options import resolve_options
+
+    source = REPO / "apis"
+    for path in sorted(source.rglob("*")):
+        if path.is_dir() or "__pycache__" in path.parts:
+            continue
+        target = root / MSGSPEC_HOOKS / path.relative_to(source)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".py":
+            text = re.sub(r"^(\s*)from (generated|apis)\.", r"\1from \2_msgspec.", text, flags=re.M)
+        target.write_text(text, encoding="utf-8")
+    settings, table = [], ""
+    for line in (REPO / "pyproject.toml").read_text(encoding="utf-8").splitlines():
+        table = line if line.startswith("[") else table
+        if table == "[tool.kgen]" and line.startswith(("input =", "output =")):
+            continue
+        if table.startswith("[tool.kgen"):
+            settings.append(line)
+        if line == "[tool.kgen]":
+            settings += [f'input = "{MSGSPEC_HOOKS}"', f'output = "{MSGSPEC_PACKAGE}"', 'models = "msgspec"']
+    config = root / "pyproject.toml"
+    config.write_text("\n".join(settings) + "\n", encoding="utf-8")
+    options = resolve_options(config_path=config, registered=tuple(GENERATORS))
+    assert options.models == "msgspec" and options.output == root / MSGSPEC_PACKAGE, options
+    emit(pipeline.generate(options).files, options.output, Mode.WRITE, options.selected)
+    return ExampleAPI("msgspec", config, MSGSPEC_PACKAGE)
+
+
+def example_api(request: pytest.FixtureRequest, models: str) -> ExampleAPI:
+    """The example API on `models` (the msgspec one is generated once per session)."""
+    return PYDANTIC_EXAMPLE if models == "pydantic" else request.getfixturevalue("msgspec_example")

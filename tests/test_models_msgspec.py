@@ -426,6 +426,11 @@ def test_type_mismatches_are_validation_errors_with_the_path(generated, data, wh
     assert str(caught.value).endswith(f"`{where}`" if where else "`array`")
 
 
+def test_a_value_of_the_wrong_json_type_is_named_as_json_names_it(generated):
+    with pytest.raises(msgspec.ValidationError, match=r"^an int-or-string holds an integer or a string, not float - at `\$\.spec\.port`$"):
+        generated[0].Order.from_json(b'{"spec": {"port": 1.5}}')
+
+
 @pytest.mark.parametrize("data", [b"{", b'{"spec": NaN}', "{\"spec\": {\"item\": \"\ud800\"}}", b"[" * 100_000 + b"]" * 100_000])
 def test_anything_else_is_a_decode_error(generated, data):
     with pytest.raises(msgspec.DecodeError):

@@ -262,9 +262,7 @@ def api(tmp_path_factory):
     try:
         structs = _import("depot_structs.depot.v1", "client", "protobuf", "strategies")
         models = _import("depot_models.depot.v1", "protobuf")
-        # Started after the structs' package is imported: the server's pydantic kinds are the
-        # ones its Scheme decodes (the structs' register module adds the same kinds).
-        cluster = FakeCluster(config=root / "pyproject.toml")
+        cluster = FakeCluster(config=root / "pyproject.toml")  # a Scheme of its own
         yield API(structs, models, produced, root, cluster)
         cluster.close()
     finally:

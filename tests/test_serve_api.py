@@ -14,16 +14,16 @@ import struct
 
 import pytest
 
-from tests.serve_fixtures import ServeProcess, frobber
+from tests.serve_fixtures import MODELS, ServeProcess, example_api, frobber
 
 FROBBERS = "/apis/example.kgen.dev/v1/namespaces/default/frobbers"
 TABLE = "application/json;as=Table;g=meta.k8s.io;v=v1"
 AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"
 
 
-@pytest.fixture(scope="module")
-def server():
-    with ServeProcess() as process:
+@pytest.fixture(scope="module", params=MODELS)
+def server(request):
+    with ServeProcess(config=example_api(request, request.param).config) as process:
         yield process
 
 

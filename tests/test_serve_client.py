@@ -8,16 +8,16 @@ import time
 
 import pytest
 
-from tests.serve_fixtures import ServeProcess
+from tests.serve_fixtures import MODELS, ServeProcess, example_api
 
 kubernetes = pytest.importorskip("kubernetes")
 
 
-@pytest.fixture(scope="module")
-def dynamic(tmp_path_factory):
+@pytest.fixture(scope="module", params=MODELS)
+def dynamic(request):
     from kubernetes import config, dynamic
 
-    with ServeProcess() as server:
+    with ServeProcess(config=example_api(request, request.param).config) as server:
         yield dynamic.DynamicClient(config.new_client_from_config(config_file=str(server.kubeconfig)))
 
 

@@ -12,14 +12,14 @@ import time
 
 import pytest
 
-from tests.serve_fixtures import ServeProcess, requires_kubectl
+from tests.serve_fixtures import MODELS, ServeProcess, example_api, requires_kubectl
 
 pytestmark = requires_kubectl
 
 
-@pytest.fixture(scope="module")
-def server():
-    with ServeProcess() as process:
+@pytest.fixture(scope="module", params=MODELS)
+def server(request):
+    with ServeProcess(config=example_api(request, request.param).config) as process:
         yield process
 
 

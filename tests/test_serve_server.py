@@ -13,8 +13,9 @@ import threading
 import time
 
 import httpx
+import pytest
 
-from tests.serve_fixtures import REPO, ServeProcess, frobber, requires_kubectl
+from tests.serve_fixtures import MODELS, REPO, ServeProcess, example_api, frobber, requires_kubectl
 
 FROBBERS = "/apis/example.kgen.dev/v1/namespaces/default/frobbers"
 
@@ -147,12 +148,14 @@ WIDGETS = {
 }
 
 
-def test_another_api_repository(tmp_path):
+@pytest.mark.parametrize("models", MODELS)
+def test_another_api_repository(tmp_path, models):
     for relative, text in WIDGETS.items():
         path = tmp_path / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text).lstrip())
-    with ServeProcess(cwd=tmp_path) as server, server.client() as client:
+    # The backend from the command line (`models = ...` in [tool.kgen] is what the other tests use).
+    with ServeProcess("--models", models, cwd=tmp_path) as server, server.client() as client:
         widgets = "/apis/widgets.example.com/v1/namespaces/default/widgets"
         for name, color in (("a", "red"), ("b", "green"), ("c", "red")):
             body = {"apiVersion": "widgets.example.com/v1", "kind": "Widget", "metadata": {"name": name}, "spec": {"color": color}}
@@ -169,16 +172,19 @@ def test_another_api_repository(tmp_path):
         assert [c["name"] for c in table["columnDefinitions"]] == ["Name", "Age"]
         resources = {r["name"] for r in client.get("/apis/widgets.example.com/v1").json()["resources"]}
         assert resources == {"widgets", "racks"}
+        assert f"models: {models})" in server.output()
 
 
-def test_feature_gates_and_ratcheting_across_a_restart(tmp_path):
+@pytest.mark.parametrize("models", MODELS)
+def test_feature_gates_and_ratcheting_across_a_restart(request, tmp_path, models):
     """What an alpha gate allowed stays valid once it is off; new objects may not use it."""
     database = tmp_path / "store.db"
-    with ServeProcess("--feature-gates", "FrobberFrantic=true,FrobberTurbo=true", storage=f"sqlite:{database}") as server:
+    config = example_api(request, models).config
+    with ServeProcess("--feature-gates", "FrobberFrantic=true,FrobberTurbo=true", storage=f"sqlite:{database}", config=config) as server:
         with server.client() as client:
             created = client.post(FROBBERS, json=frobber("alpha", "default", mode="Frantic", turbo=True))
             assert created.status_code == 201 and created.json()["spec"]["turbo"] is True
-    with ServeProcess(storage=f"sqlite:{database}") as server, server.client() as client:
+    with ServeProcess(storage=f"sqlite:{database}", config=config) as server, server.client() as client:
         refused = client.post(FROBBERS, json=frobber("new", "default", mode="Frantic"))
         assert refused.status_code == 422 and 'spec.mode: Unsupported value: "Frantic"' in refused.json()["message"]
         dropped = client.post(FROBBERS, json=frobber("new", "default", turbo=True))

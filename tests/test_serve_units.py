@@ -134,3 +134,26 @@ def test_inflight_limit_refuses_with_429_and_does_not_count_watches():
     assert refused_status == 429 and headers[b"retry-after"] == b"1"
     assert first[0] == mutating[0] == watch[0] == 200
     assert is_long_running({"path": "/apis/g/v/watch/things", "query_string": b""})
+
+
+def test_an_unknown_model_backend_is_refused_before_anything_is_generated():
+    from kgen.serve.fake import FakeCluster
+
+    with pytest.raises(ValueError, match="models='attrs' is not a model backend"):
+        FakeCluster(models="attrs")
+
+
+def test_serving_msgspec_models_without_msgspec_says_what_to_install(monkeypatch):
+    import dataclasses
+    import importlib.util
+
+    from conftest import REPO
+    from kgen.generators import GENERATORS
+    from kgen.options import resolve_options
+    from kgen.serve.loader import LoadError, load
+
+    options = dataclasses.replace(resolve_options(config_path=REPO / "pyproject.toml", registered=tuple(GENERATORS)), models="msgspec")
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *args: None if name == "msgspec" else find_spec(name, *args))
+    with pytest.raises(LoadError, match=r'needs msgspec: pip install "kgen\[msgspec\]"'):
+        load(options)

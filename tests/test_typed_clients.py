@@ -1,21 +1,22 @@
 """The generated typed clients, sync and async, against `kgen serve` over HTTP and against the
-fake cluster in process: one suite, two backends. Every verb and option, paging across
-writes, watch resume and relist after 410, apply conflicts, dry run, the exception types,
-and informers."""
+fake cluster in process: one suite, two backends, each on both model backends (the server
+serves, and the client sends and receives, pydantic models or msgspec structs). Every verb
+and option, paging across writes, watch resume and relist after 410, apply conflicts, dry
+run, the exception types, and informers."""
 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conftest import REPO
-from generated.example.v1 import client as v1_client
-from generated.example.v1 import models as v1
 from kgen.runtime.client import (
     AlreadyExists,
     ClientConfig,
@@ -30,39 +31,44 @@ from kgen.runtime.client import (
 from kgen.runtime.client.informer import AsyncInformer, Informer
 from kgen.runtime.client.watch import ADDED, DELETED, MODIFIED
 from kgen.runtime.scheme import APIError
-
-
-def _meta(name: str, **fields):
-    from kgen.runtime.apimachinery.meta.v1.models import ObjectMeta
-
-    return ObjectMeta(name=name, **fields)
-
-
-def frobber(name: str, replicas: int = 1, labels: dict[str, str] | None = None, namespace: str = "") -> v1.Frobber:
-    meta = _meta(name, labels=labels, namespace=namespace) if labels else _meta(name, namespace=namespace)
-    return v1.Frobber(metadata=meta, spec=v1.FrobberSpec(replicas=replicas, params=["a"]))
+from tests.serve_fixtures import MODELS, ExampleAPI, example_api
 
 
 class Backend:
-    """A way to reach an API server of the example API."""
+    """A way to reach an API server of the example API, and the example's models and client
+    on the server's model backend."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, example: ExampleAPI):
         self.name = name
+        self.example = example
         self.server = None
         self.cluster = None
+        self.v1: Any = importlib.import_module(f"{example.package}.example.v1.models")
+        self.client: Any = importlib.import_module(f"{example.package}.example.v1.client")
+        runtime = "kgen.runtime.apimachinery" if example.models == "pydantic" else "kgen.runtime.apimachinery_structs"
+        self.object_meta: Any = importlib.import_module(f"{runtime}.meta.v1.models").ObjectMeta
+
+    def meta(self, name: str, **fields: Any) -> Any:
+        """ObjectMeta of the models' backend."""
+        return self.object_meta(name=name, **fields)
+
+    def frobber(self, name: str, replicas: int = 1, labels: dict[str, str] | None = None, namespace: str = "") -> Any:
+        """A v1 Frobber of the models' backend."""
+        meta = self.meta(name, labels=labels, namespace=namespace) if labels else self.meta(name, namespace=namespace)
+        return self.v1.Frobber(metadata=meta, spec=self.v1.FrobberSpec(replicas=replicas, params=["a"]))
 
     def start(self) -> None:
         if self.name == "serve":
             import tempfile
 
-            from serve_fixtures import ServeProcess
+            from tests.serve_fixtures import ServeProcess
 
             self.path = Path(tempfile.mkdtemp(prefix="kgen-clients-")) / "store.db"
-            self.server = ServeProcess("--compaction-interval", "0", storage=f"sqlite:{self.path}", cwd=REPO).start()
+            self.server = ServeProcess("--compaction-interval", "0", storage=f"sqlite:{self.path}", cwd=REPO, config=self.example.config).start()
         else:
             from kgen.serve.fake import FakeCluster
 
-            self.cluster = FakeCluster(config=REPO / "pyproject.toml")
+            self.cluster = FakeCluster(config=self.example.config)
 
     def transport(self) -> Transport:
         if self.server is not None:
@@ -97,9 +103,10 @@ class Backend:
             self.cluster.close()
 
 
-@pytest.fixture(scope="module", params=["fake", "serve"])
+@pytest.fixture(scope="module", params=[(server, models) for models in MODELS for server in ("fake", "serve")], ids="-".join)
 def backend(request) -> Iterator[Backend]:
-    found = Backend(request.param)
+    server, models = request.param
+    found = Backend(server, example_api(request, models))
     found.start()
     yield found
     found.stop()
@@ -114,19 +121,27 @@ def unique(prefix: str) -> str:
 
 @pytest.fixture
 def frobbers(backend):
-    client = v1_client.Client(backend.transport())
+    client = backend.client.Client(backend.transport())
     yield client.frobbers("default")
     client.transport.close()
 
 
-def test_create_get_update_and_status(frobbers):
+def test_the_server_works_on_the_models_of_its_backend(backend):
+    if backend.cluster is not None:
+        flow = backend.cluster.api.endpoint("example.kgen.dev", "v1", "frobbers").flow
+        assert flow.storage_class.__module__ == f"{backend.example.package}.example.v1.models"
+    else:
+        assert f"models: {backend.example.models})" in backend.server.output()
+
+
+def test_create_get_update_and_status(backend, frobbers):
     name = unique("crud")
-    created = frobbers.create(frobber(name, 2))
+    created = frobbers.create(backend.frobber(name, 2))
     assert created.metadata.uid and created.metadata.resource_version and created.metadata.generation == 1
     got = frobbers.get(name)
-    assert got == created and isinstance(got, v1.Frobber)
+    assert got == created and isinstance(got, backend.v1.Frobber)
     with pytest.raises(AlreadyExists):
-        frobbers.create(frobber(name))
+        frobbers.create(backend.frobber(name))
     got.spec.replicas = 3
     updated = frobbers.update(got)
     assert updated.metadata.generation == 2
@@ -139,25 +154,25 @@ def test_create_get_update_and_status(frobbers):
         frobbers.get(unique("missing"))
 
 
-def test_dry_run_writes_nothing(frobbers):
+def test_dry_run_writes_nothing(backend, frobbers):
     name = unique("dry")
-    made = frobbers.create(frobber(name), dry_run=True)
+    made = frobbers.create(backend.frobber(name), dry_run=True)
     assert made.metadata.name == name
     with pytest.raises(NotFound):
         frobbers.get(name)
 
 
-def test_invalid_objects_raise_invalid_with_causes(frobbers):
-    bad = frobber(unique("bad"))
-    bad.spec.ports = [v1.FrobberPort(name="Not_A_Name", port=0)]
+def test_invalid_objects_raise_invalid_with_causes(backend, frobbers):
+    bad = backend.frobber(unique("bad"))
+    bad.spec.ports = [backend.v1.FrobberPort(name="Not_A_Name", port=0)]
     with pytest.raises(Invalid) as caught:
         frobbers.create(bad)
     assert caught.value.code == 422 and caught.value.causes
 
 
-def test_patches_of_every_type(frobbers):
+def test_patches_of_every_type(backend, frobbers):
     name = unique("patch")
-    frobbers.create(frobber(name))
+    frobbers.create(backend.frobber(name))
     assert frobbers.patch(name, {"spec": {"replicas": 5}}).spec.replicas == 5
     assert frobbers.patch(name, [{"op": "replace", "path": "/spec/replicas", "value": 6}], type="json").spec.replicas == 6
     assert frobbers.patch(name, {"spec": {"replicas": 7}}, type="strategic").spec.replicas == 7
@@ -165,9 +180,9 @@ def test_patches_of_every_type(frobbers):
     assert patched.metadata.labels == {"tier": "gold"} and not frobbers.get(name).metadata.labels
 
 
-def test_apply_from_typed_and_partial_objects_with_conflicts(frobbers):
+def test_apply_from_typed_and_partial_objects_with_conflicts(backend, frobbers):
     name = unique("apply")
-    applied = frobbers.apply(frobber(name, 2), field_manager="first")
+    applied = frobbers.apply(backend.frobber(name, 2), field_manager="first")
     assert applied.spec.replicas == 2
     assert any(m.manager == "first" for m in applied.metadata.managed_fields)
     partial = {"apiVersion": "example.kgen.dev/v1", "kind": "Frobber", "metadata": {"name": name}, "spec": {"replicas": 4}}
@@ -178,10 +193,10 @@ def test_apply_from_typed_and_partial_objects_with_conflicts(frobbers):
     assert forced.spec.replicas == 4
 
 
-def test_list_iter_and_selectors(frobbers):
+def test_list_iter_and_selectors(backend, frobbers):
     tag = unique("sel")
     for i in range(7):
-        frobbers.create(frobber(f"{tag}-{i}", labels={"batch": tag, "parity": "even" if i % 2 == 0 else "odd"}))
+        frobbers.create(backend.frobber(f"{tag}-{i}", labels={"batch": tag, "parity": "even" if i % 2 == 0 else "odd"}))
     listed = frobbers.list(label_selector=f"batch={tag}")
     assert len(listed.items) == 7 and listed.metadata.resource_version
     assert {f.metadata.name for f in frobbers.list(label_selector=f"batch={tag},parity=odd").items} == {f"{tag}-{i}" for i in (1, 3, 5)}
@@ -193,24 +208,24 @@ def test_list_iter_and_selectors(frobbers):
     for i, item in enumerate(frobbers.iter(label_selector=f"batch={tag}", limit=2)):
         names.append(item.metadata.name)
         if i == 1:  # a write between pages: the pages go on at the first page's version
-            frobbers.create(frobber(f"{tag}-late", labels={"batch": tag}))
+            frobbers.create(backend.frobber(f"{tag}-late", labels={"batch": tag}))
     assert sorted(names) == sorted(f"{tag}-{i}" for i in range(7))
 
 
 def test_expired_continue_restarts_or_raises(backend, frobbers):
     tag = unique("exp")
     for i in range(4):
-        frobbers.create(frobber(f"{tag}-{i}", labels={"batch": tag}))
+        frobbers.create(backend.frobber(f"{tag}-{i}", labels={"batch": tag}))
     page = frobbers.list(label_selector=f"batch={tag}", limit=2)
-    frobbers.create(frobber(unique("bump")))
+    frobbers.create(backend.frobber(unique("bump")))
     backend.compact()
     with pytest.raises(Expired):
         frobbers.list(label_selector=f"batch={tag}", limit=2, continue_=page.metadata.continue_)
 
 
-def test_delete_with_finalizer_and_preconditions(frobbers):
+def test_delete_with_finalizer_and_preconditions(backend, frobbers):
     name = unique("del")
-    made = frobber(name)
+    made = backend.frobber(name)
     made.metadata.finalizers = ["example.kgen.dev/hold"]
     created = frobbers.create(made)
     with pytest.raises(Conflict):
@@ -221,7 +236,7 @@ def test_delete_with_finalizer_and_preconditions(frobbers):
     with pytest.raises(NotFound):
         frobbers.get(name)
     other = unique("gone")
-    frobbers.create(frobber(other))
+    frobbers.create(backend.frobber(other))
     last = frobbers.delete(other, precondition_resource_version=frobbers.get(other).metadata.resource_version)
     assert last is not None and last.metadata.name == other
     with pytest.raises(NotFound):
@@ -229,10 +244,10 @@ def test_delete_with_finalizer_and_preconditions(frobbers):
     assert created.metadata.uid
 
 
-def test_delete_collection(frobbers):
+def test_delete_collection(backend, frobbers):
     tag = unique("coll")
     for i in range(3):
-        frobbers.create(frobber(f"{tag}-{i}", labels={"batch": tag}))
+        frobbers.create(backend.frobber(f"{tag}-{i}", labels={"batch": tag}))
     frobbers.delete_collection(label_selector=f"batch={tag}")
     assert frobbers.list(label_selector=f"batch={tag}").items == []
 
@@ -253,15 +268,15 @@ def test_watch_events_resume_and_relist_after_410(backend, frobbers):
 
     thread = threading.Thread(target=watch, daemon=True)
     thread.start()
-    frobbers.create(frobber(f"{tag}-a", labels={"batch": tag}))
+    frobbers.create(backend.frobber(f"{tag}-a", labels={"batch": tag}))
     frobbers.patch(f"{tag}-a", {"spec": {"replicas": 9}})
     frobbers.delete(f"{tag}-a")
-    frobbers.create(frobber(f"{tag}-b", labels={"batch": tag}))
+    frobbers.create(backend.frobber(f"{tag}-b", labels={"batch": tag}))
     assert done.wait(20), seen
     assert seen[:3] == [(ADDED, f"{tag}-a"), (MODIFIED, f"{tag}-a"), (DELETED, f"{tag}-a")]
     # a version compacted away: the watch lists again and says so
     old = frobbers.list().metadata.resource_version
-    frobbers.create(frobber(unique("bump")))
+    frobbers.create(backend.frobber(unique("bump")))
     backend.compact()
     after = list(frobbers.watch(label_selector=f"batch={tag}", resource_version=old, timeout_seconds=1,
                                 on_relist=relisted.append))  # fmt: skip
@@ -271,13 +286,13 @@ def test_watch_events_resume_and_relist_after_410(backend, frobbers):
         next(iter(frobbers.watch(resource_version=old, on_gone="raise")))
 
 
-def test_retry_on_conflict_for_read_modify_write(frobbers):
+def test_retry_on_conflict_for_read_modify_write(backend, frobbers):
     name = unique("rmw")
-    frobbers.create(frobber(name))
+    frobbers.create(backend.frobber(name))
     errors = []
 
     def bump() -> None:
-        def attempt() -> v1.Frobber:
+        def attempt() -> Any:
             current = frobbers.get(name)
             current.spec.replicas = (current.spec.replicas or 0) + 1
             return frobbers.update(current)
@@ -296,24 +311,24 @@ def test_retry_on_conflict_for_read_modify_write(frobbers):
 
 
 def test_cluster_scoped_clients_have_no_namespace(backend):
-    client = v1_client.Client(backend.transport())
+    client = backend.client.Client(backend.transport())
     classes = client.frobberclasses()
     name = unique("class")
-    made = classes.create(v1.FrobberClass(metadata=_meta(name), controller="example.kgen.dev/frobber"))
+    made = classes.create(backend.v1.FrobberClass(metadata=backend.meta(name), controller="example.kgen.dev/frobber"))
     assert made.metadata.namespace == "" and classes.get(name).metadata.name == name
     with pytest.raises(ValueError, match="cluster-scoped"):
-        v1_client.FrobberClassClient(backend.transport(), "default")
+        backend.client.FrobberClassClient(backend.transport(), "default")
 
 
 def test_async_client_does_the_same(backend):
     async def run() -> None:
-        client = v1_client.AsyncClient(backend.async_transport())
+        client = backend.client.AsyncClient(backend.async_transport())
         frobbers = client.frobbers("default")
         name = unique("async")
-        created = await frobbers.create(frobber(name, 2))
+        created = await frobbers.create(backend.frobber(name, 2))
         assert (await frobbers.get(name)).spec.replicas == 2
         with pytest.raises(AlreadyExists):
-            await frobbers.create(frobber(name))
+            await frobbers.create(backend.frobber(name))
         assert (await frobbers.patch(name, {"spec": {"replicas": 3}})).spec.replicas == 3
         names = [f.metadata.name async for f in frobbers.iter(limit=1) if f.metadata.name == name]
         assert names == [name]
@@ -332,11 +347,11 @@ def test_async_client_does_the_same(backend):
 
 
 def test_informer_converges_and_accounts_for_every_call(backend):
-    client = v1_client.Client(backend.transport())
+    client = backend.client.Client(backend.transport())
     frobbers = client.frobbers("default")
     tag = unique("inf")
     for i in range(40):
-        frobbers.create(frobber(f"{tag}-{i}", labels={"batch": tag}))
+        frobbers.create(backend.frobber(f"{tag}-{i}", labels={"batch": tag}))
     informer = Informer(frobbers, label_selector=f"batch={tag}", page_size=7, retry_delay=0.05)
     calls = {"add": 0, "update": 0, "delete": 0}
     informer.add_handler(
@@ -366,31 +381,31 @@ def test_informer_converges_and_accounts_for_every_call(backend):
 def test_reactors_inject_errors_into_the_fake(backend):
     if backend.cluster is None:
         pytest.skip("reactors belong to the fake cluster")
-    frobbers = v1_client.Client(backend.transport()).frobbers("default")
+    frobbers = backend.client.Client(backend.transport()).frobbers("default")
     backend.cluster.add_reactor("create", "frobbers", lambda action: APIError(500, "InternalError", "injected"))
     try:
         from kgen.runtime.client import InternalError
 
         with pytest.raises(InternalError, match="injected"):
-            frobbers.create(frobber(unique("react")))
+            frobbers.create(backend.frobber(unique("react")))
     finally:
         backend.cluster.reactors.clear()
     assert any(a.verb == "create" and a.resource == "frobbers" for a in backend.cluster.actions)
-    frobbers.create(frobber(unique("after")))
+    frobbers.create(backend.frobber(unique("after")))
 
 
 def test_async_informer(backend):
     async def run() -> None:
-        frobbers = v1_client.AsyncClient(backend.async_transport()).frobbers("default")
+        frobbers = backend.client.AsyncClient(backend.async_transport()).frobbers("default")
         tag = unique("ainf")
         for i in range(5):
-            await frobbers.create(frobber(f"{tag}-{i}", labels={"batch": tag}))
+            await frobbers.create(backend.frobber(f"{tag}-{i}", labels={"batch": tag}))
         informer = AsyncInformer(frobbers, label_selector=f"batch={tag}")
         added = []
         informer.add_handler(on_add=lambda o: added.append(o.metadata.name))
         informer.start()
         assert await informer.wait_for_sync(20)
-        await frobbers.create(frobber(f"{tag}-new", labels={"batch": tag}))
+        await frobbers.create(backend.frobber(f"{tag}-new", labels={"batch": tag}))
         for _ in range(200):
             if len(added) == 6:
                 break
@@ -401,10 +416,10 @@ def test_async_informer(backend):
     asyncio.run(run())
 
 
-def test_strategic_merge_is_refused_for_a_custom_resource_only_where_the_server_refuses_it(frobbers):
+def test_strategic_merge_is_refused_for_a_custom_resource_only_where_the_server_refuses_it(backend, frobbers):
     # kgen serve serves the example as built-in-style types: strategic merge works.
     name = unique("smp")
-    frobbers.create(frobber(name))
+    frobbers.create(backend.frobber(name))
     assert frobbers.patch(name, {"spec": {"replicas": 2}}, type="strategic").spec.replicas == 2
     assert UnsupportedMediaType  # the type exists for servers that refuse it
 
@@ -415,15 +430,15 @@ def test_informer_of_1000_objects_through_updates_and_a_forced_410(backend):
     for (one add per object, one update per change, nothing else)."""
     if backend.cluster is None:
         pytest.skip("the 410 is forced by a reactor of the fake cluster")
-    frobbers = v1_client.Client(backend.transport()).frobbers("default")
+    frobbers = backend.client.Client(backend.transport()).frobbers("default")
     tag = unique("big")
     for i in range(1000):
-        frobbers.create(frobber(f"{tag}-{i:04}", labels={"batch": tag}))
+        frobbers.create(backend.frobber(f"{tag}-{i:04}", labels={"batch": tag}))
     informer = Informer(frobbers, label_selector=f"batch={tag}", page_size=250, retry_delay=0.05, watch_timeout=1)
     calls = {"add": 0, "update": 0, "delete": 0}
     updated: set[str] = set()
 
-    def on_update(old: v1.Frobber, new: v1.Frobber) -> None:
+    def on_update(old: Any, new: Any) -> None:
         calls["update"] += 1
         updated.add(new.metadata.name)
 

@@ -272,7 +272,8 @@ class Scheme:
         (the API server's default request body limit; None for no limit), else 400 BadRequest
         for anything that is not a valid object of a registered kind: not JSON (NaN and
         Infinity are not JSON), nested deeper than the JSON decoder reads (`MAX_DEPTH`),
-        strict field errors, values of the wrong type or out of range."""
+        strict field errors, values of the wrong type or out of range (causes name their
+        fields, `spec.ports[0].port`, on pydantic models and msgspec structs alike)."""
         mode = FieldValidation(field_validation)
         if isinstance(data, str):
             raw = data.encode("utf-8", "surrogatepass")  # a lone surrogate is then invalid UTF-8
@@ -320,8 +321,10 @@ class Scheme:
                 causes,
             ) from None
         except ValueError as err:  # the msgspec models' decoders raise msgspec.DecodeError, a ValueError
+            # msgspec stops at the first error, as Go's decoder reports only its first.
             message, _, where = str(err).partition(" - at `$")
-            cause = StatusCause("FieldValueInvalid", message, where.rstrip("`").lstrip("."))
+            field = _struct_error_field(cls, document, where.removesuffix("`")) if where else ""
+            cause = StatusCause("FieldValueInvalid", message, field)
             raise bad_request(
                 f"{kind} in version \"{group_version.version}\" cannot be handled as a {kind}: "
                 + (f"{cause.field}: {cause.message}" if cause.field else cause.message),
@@ -502,6 +505,69 @@ def _json_fields(cls: type[Any]) -> dict[str, Any]:
             fields = {(info.serialization_alias or name): info.annotation for name, info in cls.model_fields.items()}
         _FIELDS_CACHE[cls] = fields
     return fields
+
+
+_STRUCT_PATH_PART = re.compile(r"\.([^.\[]+)|\[(\d+)\]|(\[\.\.\.\])")
+
+
+def _struct_error_field(cls: type, document: Any, where: str) -> str:
+    """The field path of a struct decoder's error as the pydantic models write it
+    (`spec.ports[0].port`; a map entry `spec.resources.memory`), from msgspec's
+    (`.spec.ports[0].port` after its `$`). msgspec writes every map key as `[...]`: the key
+    is found again as the first entry, in document order as msgspec decodes, whose value
+    does not decode."""
+    parts: list[int | str] = []
+    annotation: Any = cls
+    value: Any = document
+    for match in _STRUCT_PATH_PART.finditer(where):
+        name, index, any_key = match.groups()
+        annotation = _optional_of(annotation)
+        origin, arguments = typing.get_origin(annotation), typing.get_args(annotation)
+        if name is not None:
+            parts.append(name)
+            fields = _json_fields(annotation) if isinstance(annotation, type) and _is_struct(annotation) else {}
+            annotation = fields.get(name)
+            value = value.get(name) if isinstance(value, dict) else None
+        elif index is not None:
+            parts.append(int(index))
+            annotation = arguments[0] if origin is list and arguments else None
+            value = value[int(index)] if isinstance(value, list) and int(index) < len(value) else None
+        else:
+            key = _failing_key(arguments[1], value) if origin is dict and len(arguments) == 2 else None
+            if key is None:  # not found again: say where the map is
+                return _json_path(tuple(parts)) + where[match.start() :]
+            parts.append(key)
+            annotation, value = arguments[1], value[key]
+    return _json_path(tuple(parts))
+
+
+def _optional_of(annotation: Any) -> Any:
+    """The annotation without Annotated metadata and an optional's None."""
+    while True:
+        origin = typing.get_origin(annotation)
+        if origin is typing.Annotated:
+            annotation = typing.get_args(annotation)[0]
+            continue
+        if origin in (typing.Union, types.UnionType):
+            options = [option for option in typing.get_args(annotation) if option is not type(None)]
+            if len(options) == 1:
+                annotation = options[0]
+                continue
+        return annotation
+
+
+def _failing_key(item: Any, value: Any) -> str | None:
+    """The first key of a JSON object whose value does not decode as `item` (structs only)."""
+    if not isinstance(value, dict):
+        return None
+    from kgen.runtime.structs import decode_value
+
+    for key, entry in value.items():
+        try:
+            decode_value(item, entry)
+        except (ValueError, TypeError):
+            return str(key)
+    return None
 
 
 def _json_path(loc: tuple[int | str, ...]) -> str:

@@ -222,6 +222,8 @@ def _decode_int_or_string(value: Any) -> IntOrString:
         return cached
     if value is None:
         return zero_factory(IntOrString)()
+    if isinstance(value, float):  # a DecodedFloat from JSON: named as JSON names it
+        raise ValueError("an int-or-string holds an integer or a string, not float")
     return IntOrString(value)
 
 

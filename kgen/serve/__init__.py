@@ -1,7 +1,8 @@
 """`kgen serve`: the API server for an API repository, built on the runtime kgen generates.
 
-    loader      the pipeline run whose generated package the server imports (registering
-                kinds, defaults, conversions, validation in SCHEME), and resource metadata
+    loader      the pipeline run whose generated package the server imports (pydantic
+                models or msgspec structs, as `models` says), a Scheme of its kinds,
+                defaults, conversions and validation, and resource metadata
     api         the endpoints: each resource in each served version, plus `namespaces`
     flow        decode -> default -> internal -> validate -> storage version, and back
     handlers    get, list, create, update, delete, deletecollection

@@ -144,7 +144,7 @@ class ServedAPI:
                 selectable_fields=storage.selectable_fields,
                 list_kind=resource.list_kind,
             )
-            flow = NamespaceFlow() if builtin else KindFlow(resource.group, resource.kind, resource.storage_version, gates)
+            flow = NamespaceFlow() if builtin else KindFlow(resource.group, resource.kind, resource.storage_version, gates, loaded.scheme)
             # Reads and deletes need no validation; namespaces keep their own strategy throughout.
             store = engine.resource(info, flow.strategy(info, resource.storage_version)) if builtin else engine.resource(info)
             for version in resource.versions:

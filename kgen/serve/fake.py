@@ -1,6 +1,7 @@
 """The fake cluster of unit tests: `kgen serve`'s application in process, no sockets.
 
     cluster = FakeCluster()                     # the API of [tool.kgen]'s input, in memory
+    cluster = FakeCluster(models="msgspec")     # the same API served on msgspec structs
     client = Client(cluster.transport())        # a generated client, as against a cluster
     cluster.add_reactor("create", "frobbers", lambda call: APIError(500, "InternalError", "boom"))
 
@@ -171,23 +172,31 @@ class FakeCluster:
         self,
         input: str | Path | None = None,
         *,
-        config: Path | None = None,
+        config: str | Path | None = None,
         feature_gates: dict[str, bool] | None = None,
         namespace: str = "default",
+        models: str | None = None,
     ) -> None:
         """Load the API of `input` (default: the nearest pyproject.toml's [tool.kgen] input),
-        generating its code as `kgen serve` does, on a new in-memory store."""
+        generating its code as `kgen serve` does, on a new in-memory store. `models` is the
+        model backend the server works on ("pydantic" or "msgspec"; default: the
+        configuration's `models`). The generated package is imported into this process
+        under the configuration's output name: to serve msgspec beside an imported pydantic
+        package of the same name, configure another output name."""
         from kgen.generators import GENERATORS
-        from kgen.options import find_config, resolve_options
+        from kgen.options import MODEL_BACKENDS, find_config, resolve_options
         from kgen.serve.api import ServedAPI
         from kgen.serve.app import create_app, startup
         from kgen.serve.loader import load
 
-        found = config or find_config(Path.cwd())
+        if models is not None and models not in MODEL_BACKENDS:
+            raise ValueError(f"models={models!r} is not a model backend (one of: {', '.join(MODEL_BACKENDS)})")
+        found = Path(config) if config is not None else find_config(Path.cwd())
         options = resolve_options(
             config_path=found if found is not None else Path.cwd() / "pyproject.toml",
             input=str(input) if input is not None else None,
             registered=tuple(GENERATORS),
+            models=models,
         )  # fmt: skip
         self.namespace = namespace
         self.backend = MemoryBackend()

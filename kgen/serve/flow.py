@@ -3,12 +3,12 @@
     request body -> decode (fieldValidation) -> default -> internal -> validate -> storage version -> store
     store -> storage version -> internal -> requested version -> response
 
-`KindFlow` does each step with the Scheme the generated packages registered into; objects
-leave it as JSON dicts, which is what the store engine keeps. `ValidatingStrategy` is the
-store strategy that validates what is about to be stored: the internal version's
-validation (hand-written rules, metadata) and the requested version's declarative
-validation, as kube-apiserver runs both, with the stored object as `old` on updates
-(ratcheting: unchanged fields are not validated again).
+`KindFlow` does each step with the served API's Scheme, on the models of either backend
+(pydantic models or msgspec structs); objects leave it as JSON dicts, which is what the
+store engine keeps. `ValidatingStrategy` is the store strategy that validates what is
+about to be stored: the internal version's validation (hand-written rules, metadata) and
+the requested version's declarative validation, as kube-apiserver runs both, with the
+stored object as `old` on updates (ratcheting: unchanged fields are not validated again).
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ class KindFlow:
         cls = self.scheme.type_for(GroupVersionKind(self.group, version, self.kind))
         try:
             return cls.from_dict(obj)
-        except Exception as error:  # noqa: BLE001 - pydantic's ValidationError, as a Status
+        except Exception as error:  # noqa: BLE001 - a decoder's error (pydantic's or msgspec's), as a Status
             raise APIError(500, "InternalError", f"Internal error occurred: decoding {self.kind}: {error}") from None
 
     def encode_protobuf(self, obj: dict[str, Any], version: str) -> bytes:

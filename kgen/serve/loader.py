@@ -2,10 +2,16 @@
 
 `load(options)` runs the pipeline on the input (answered from kgen's run cache when the
 input did not change), writes the generated package into a directory of its own, keyed by
-the run (`<kgen cache>/serve/<run key>/`), together with a copy of the input's Python
-hooks and `api.json`, the resource metadata of every served kind. That directory goes first
-on `sys.path` and the generated packages are imported, which registers their kinds,
-defaulters, conversions and validation in `SCHEME`.
+the run and the package's name (`<kgen cache>/serve/<run key>-<package>/`), together with
+a copy of the input's Python hooks and `api.json`, the resource metadata of every served
+kind. That directory goes first on `sys.path` and the generated packages are imported;
+their kinds, defaulters, conversions and validation are added to a `Scheme` of the served
+API's own (importing them also registers them in the process-wide `SCHEME`, as any import
+of a generated package does).
+
+The models are the configuration's backend (`models = "msgspec"` in [tool.kgen], or
+`Options.models`): the server works on either through the same Scheme, and objects leave
+the request flow as JSON data.
 
 Resource metadata (plural and singular names, scope, short names, categories, printer
 columns, subresources, selectable fields, storage version) is what the CRD generator
@@ -32,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from kgen.options import Options
+from kgen.runtime.scheme import Scheme
 
 #: The generators whose output a server needs (strategies need hypothesis; the rest is served).
 SERVE_GENERATORS = ("models", "deepcopy", "defaulters", "conversion", "scheme", "validation", "openapi", "crd", "protobuf")
@@ -104,6 +111,11 @@ class LoadedAPI:
     directory: Path
     """The private directory holding the generated package."""
     modules: list[str] = field(default_factory=list)
+    scheme: Scheme = field(default_factory=Scheme)
+    """The served kinds, their defaulters, conversions and validation (and nothing else:
+    another API's packages imported in the same process do not change what is served)."""
+    models: str = "pydantic"
+    """The model backend of the generated package: "pydantic" or "msgspec"."""
 
 
 class LoadError(Exception):
@@ -111,18 +123,23 @@ class LoadError(Exception):
 
 
 def serve_options(options: Options) -> Options:
-    """The run options a server needs: every generator it serves from, on the pydantic
-    models, whatever the configuration selects for `kgen generate`."""
-    return dataclasses.replace(options, generators=SERVE_GENERATORS, only=(), models="pydantic")
+    """The run options a server needs: every generator it serves from, on the model backend
+    the options select (`models = "msgspec"` serves msgspec structs)."""
+    return dataclasses.replace(options, generators=SERVE_GENERATORS, only=())
 
 
 def load(options: Options, progress: Callable[[str], None] | None = None) -> LoadedAPI:
     """Generate (or reuse) the API's code for `options` and import it; see the module doc."""
+    import importlib.util
+
     from kgen import cache, pipeline
     from kgen.render import cache_root
 
     options = serve_options(options)
-    key = cache.run_key(options, False)
+    if options.models == "msgspec" and importlib.util.find_spec("msgspec") is None:
+        raise LoadError('models = "msgspec" needs msgspec: pip install "kgen[msgspec]" (or serve the pydantic models)')
+    # The package is written under the output's name, which the run's key does not hold.
+    key = f"{cache.run_key(options, False)}-{options.output.name}"
     root = cache_root()
     directory = (root / "serve" / key) if root is not None else Path(tempfile.mkdtemp(prefix="kgen-serve-"))
     if not (directory / _MANIFEST).is_file():
@@ -160,7 +177,7 @@ def _manifest(universe: Any, options: Options) -> dict[str, Any]:
     for (group, kind), resource in sorted(found.items()):
         document = crd.manifest(resource)
         resources.append(_resource_entry(document, resource))
-    return {"format": _MANIFEST_FORMAT, "modules": modules, "resources": resources}
+    return {"format": _MANIFEST_FORMAT, "models": options.models, "modules": modules, "resources": resources}
 
 
 def _has_object_meta(kind: Any) -> bool:
@@ -244,17 +261,20 @@ def _write(directory: Path, options: Options, files: list[Any], manifest: dict[s
 
 
 def _import(directory: Path) -> LoadedAPI:
-    """Import the generated packages of `directory` (registering them in SCHEME)."""
+    """Import the generated packages of `directory` and add them to a Scheme of their own."""
     manifest = json.loads((directory / _MANIFEST).read_text(encoding="utf-8"))
     if manifest.get("format") != _MANIFEST_FORMAT:
         raise LoadError(f"{directory}: written by another kgen; remove the directory")
     sys.path.insert(0, str(directory))
     modules = list(manifest["modules"])
+    scheme = Scheme()
     for module in modules:
+        package = directory.joinpath(*module.split("."))
         try:
             importlib.import_module(module)
-            path = directory.joinpath(*module.split(".")) / "protobuf.py"
-            if path.is_file():
+            if (package / "register.py").is_file():
+                importlib.import_module(f"{module}.register").add_to_scheme(scheme)
+            if (package / "protobuf.py").is_file():
                 importlib.import_module(f"{module}.protobuf")  # registers the protobuf converters
         except Exception as error:  # noqa: BLE001 - the user's hooks run here
             raise LoadError(f"importing the generated package {module} failed: {type(error).__name__}: {error}") from error
@@ -269,7 +289,7 @@ def _import(directory: Path) -> LoadedAPI:
             relative = path.relative_to(v3_dir).with_suffix("").as_posix()
             openapi_v3[relative] = json.loads(path.read_text(encoding="utf-8"))
     resources = [_resource(entry) for entry in manifest["resources"]]
-    return LoadedAPI(resources, openapi_v2, openapi_v3, directory, modules)
+    return LoadedAPI(resources, openapi_v2, openapi_v3, directory, modules, scheme, manifest.get("models", "pydantic"))
 
 
 def _resource(entry: dict[str, Any]) -> Resource:

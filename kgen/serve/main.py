@@ -182,7 +182,7 @@ def prepare(api_options: Any, options: ServeOptions, say: Callable[[str], None] 
             app.state.server_address = f"{host}:{bound_port}"
             kubeconfig.write(path, kubeconfig.document(url, certificate_authority=certificate.cert_pem if certificate else None, token=token))
             served = ", ".join(sorted({f"{e.api_version}" for e in api.endpoints.values()}))
-            say(f"kgen: serving {served} at {url} (storage: {options.storage})")
+            say(f"kgen: serving {served} at {url} (storage: {options.storage}; models: {loaded.models})")
             say(f"kgen: kubeconfig written to {path}; try: KUBECONFIG={path} kubectl api-resources")
 
         return PreparedServer(config, app, engine, backend, started, secrets_dir)

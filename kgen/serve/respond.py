@@ -113,14 +113,20 @@ def error_response(request: Request | None, error: APIError, representation: Rep
     media = representation.media_type if representation is not None else JSON
     body, content_type = encode_json(data), JSON
     if media == PROTOBUF:
-        from kgen.runtime import protobuf
-
-        # metav1.Status travels in the envelope under the core group's v1, as the API server sends it.
-        body = protobuf.encode_envelope("v1", "Status", protobuf.marshal(error.to_status()))
-        content_type = PROTOBUF
+        body, content_type = status_protobuf(error), PROTOBUF
     elif media == YAML:
         body, content_type = encode_yaml(data), YAML
     return respond(request, body, content_type, error.code or 500, headers=headers)
+
+
+def status_protobuf(error: APIError) -> bytes:
+    """An error's Status as an `application/vnd.kubernetes.protobuf` body: in the envelope
+    under the core group's v1, as the API server sends it."""
+    from kgen.runtime import protobuf
+    # Status is a pydantic model: its converters are imported here, not by a msgspec package.
+    from kgen.runtime.apimachinery.meta.v1 import protobuf as _meta  # noqa: F401 - registers them
+
+    return protobuf.encode_envelope("v1", "Status", protobuf.marshal(error.to_status()))
 
 
 def success_status(details: dict[str, Any] | None = None) -> dict[str, Any]:

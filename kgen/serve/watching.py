@@ -29,7 +29,7 @@ from kgen.runtime.store import Watch, WatchEvent
 from kgen.serve import params, table
 from kgen.serve.handlers import Call
 from kgen.serve.negotiation import JSON, PROTOBUF, TABLE, negotiate
-from kgen.serve.respond import encode_json, warning_header
+from kgen.serve.respond import encode_json, status_protobuf, warning_header
 
 #: The API server's --min-request-timeout: watches without timeoutSeconds last 1-2 times this.
 MIN_REQUEST_TIMEOUT = 1800.0
@@ -156,7 +156,6 @@ async def _json_events(call: Call, opened: Watch, registry: WatchRegistry, as_ta
 
 
 async def _protobuf_events(call: Call, opened: Watch, registry: WatchRegistry) -> AsyncIterator[bytes]:
-    from kgen.runtime import protobuf
     from kgen.runtime.apimachinery.meta.v1 import generated_pb2
 
     flow, version = call.endpoint.flow, call.version
@@ -165,7 +164,7 @@ async def _protobuf_events(call: Call, opened: Watch, registry: WatchRegistry) -
             obj = _event_object(call, event)
             if event.type == "ERROR":
                 error = event.error if event.error is not None else APIError(500, "InternalError", "watch failed")
-                raw = protobuf.encode_envelope("v1", "Status", protobuf.marshal(error.to_status()))
+                raw = status_protobuf(error)
             else:
                 raw = flow.encode_protobuf(obj, version)
             message = generated_pb2.WatchEvent(type=event.type)
