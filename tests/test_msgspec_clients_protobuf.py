@@ -276,17 +276,6 @@ def _import(package: str, *modules: str):
     return imported
 
 
-def same(a, b) -> bool:
-    """Semantic equality (`kgen.runtime.semantic`) that looks into structs."""
-    if isinstance(a, Struct) or isinstance(b, Struct):
-        return type(a) is type(b) and all(same(getattr(a, name), getattr(b, name)) for name in a.__struct_fields__)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict) and isinstance(b, dict) and a and b:
-        return a.keys() == b.keys() and all(same(a[key], b[key]) for key in a)
-    return semantic_equal(a, b)
-
-
 # -- the code ---------------------------------------------------------------------------------
 
 
@@ -345,7 +334,7 @@ def test_a_struct_round_trips_through_protobuf_with_the_pydantic_models_bytes(ap
     message = protobuf.marshal(crate)
     assert message == protobuf.marshal(models.Crate.from_json(data))
     back = protobuf.unmarshal(structs.Crate, message)
-    assert type(back) is structs.Crate and same(back, crate)
+    assert type(back) is structs.Crate and semantic_equal(back, crate)
     spec = back.spec
     assert (spec.weight, spec.limit, spec.resources, spec.sizes) == (
         Quantity("1500m"), Quantity("2Gi"), {"cpu": Quantity("100m"), "zero": Quantity("0")},
@@ -393,12 +382,12 @@ def test_the_envelope_carries_structs(api):
     envelope = protobuf.decode_envelope(body)
     assert (envelope.api_version, envelope.kind) == ("depot.example.com/v1", "Crate")
     back = protobuf.decode(body, structs.Crate)
-    assert type(back) is structs.Crate and same(back, crate)
+    assert type(back) is structs.Crate and semantic_equal(back, crate)
     named = protobuf.decode(protobuf.encode_envelope("depot.example.com/v2", "Crate", envelope.raw), structs.Crate)
     assert (named.api_version, named.kind) == ("depot.example.com/v2", "Crate")
     listed = structs.CrateList(items=[crate, structs.Crate()])
     again = protobuf.decode(protobuf.encode(listed), structs.CrateList)
-    assert len(again.items) == 2 and same(again.items[0], crate) and again.items[1] == structs.Crate()
+    assert len(again.items) == 2 and semantic_equal(again.items[0], crate) and again.items[1] == structs.Crate()
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
@@ -413,10 +402,10 @@ def test_every_drawn_struct_round_trips_through_protobuf(api, data):
         assert "spares holds a nil item" in str(err)
         return
     back = protobuf.unmarshal(type(obj), message)
-    assert same(back, obj), (back, obj)
+    assert semantic_equal(back, obj), (back, obj)
     assert protobuf.marshal(back) == message
     enveloped = protobuf.decode(protobuf.encode(obj), type(obj))
-    assert same(enveloped, obj)
+    assert semantic_equal(enveloped, obj)
     # a pydantic model of the same JSON writes the same message
     written = obj.to_json()
     assert protobuf.marshal(getattr(models, kind).from_json(written)) == protobuf.marshal(type(obj).from_json(written))

@@ -240,9 +240,11 @@ def test_semantic_equal(a, b, equal):
     assert semantic_equal(a, b) is equal
 
 
-def test_semantic_equal_on_objects_and_diffs():
-    a = SCHEME.decode(frobber(V1, '{"resources":{"memory":"1Gi"},"params":[]}')).object
-    b = SCHEME.decode(frobber(V1, '{"resources":{"memory":"1024Mi"}}')).object
-    assert a != b and semantic_equal(a, b)
+def test_semantic_equal_on_objects_and_diffs(example):
+    a = example.scheme.decode(frobber(V1, '{"resources":{"memory":"1Gi"},"params":[]}')).object
+    b = example.scheme.decode(frobber(V1, '{"resources":{"memory":"1024Mi"}}')).object
+    assert semantic_equal(a, b)
+    if example.models == "pydantic":  # a struct records no presence: `"params": []` and none are equal
+        assert a != b
     b.spec.replicas = 5
     assert semantic_diff(a, b) == ["spec.replicas: 1 != 5"]

@@ -16,14 +16,28 @@ from kgen.runtime.quantity import Quantity
 from kgen.runtime.rawjson import _RawJSON
 
 
+def _typed_fields(obj: Any) -> list[tuple[str, Any]] | None:
+    """A model's fields as (JSON name, value): a pydantic model's, or a msgspec struct's
+    (its class names them in `__struct_encode_fields__`); None for any other value."""
+    if isinstance(obj, BaseModel):
+        values = obj.__dict__
+        return [(info.serialization_alias or name, values[name]) for name, info in type(obj).model_fields.items()]
+    names = getattr(type(obj), "__struct_fields__", None)
+    if names is None:
+        return None
+    return [(key, getattr(obj, name)) for name, key in zip(names, type(obj).__struct_encode_fields__, strict=True)]
+
+
 def semantic_equal(a: Any, b: Any) -> bool:
-    """Whether two API values are equal in meaning."""
+    """Whether two API values are equal in meaning (pydantic models and msgspec structs
+    field by field)."""
     if a is b:
         return True
-    if isinstance(a, BaseModel) or isinstance(b, BaseModel):
-        if type(a) is not type(b):
+    fields_a, fields_b = _typed_fields(a), _typed_fields(b)
+    if fields_a is not None or fields_b is not None:
+        if type(a) is not type(b) or fields_a is None or fields_b is None:
             return False
-        return all(semantic_equal(a.__dict__[name], b.__dict__[name]) for name in type(a).model_fields)
+        return all(semantic_equal(x, y) for (_, x), (_, y) in zip(fields_a, fields_b, strict=True))
     if isinstance(a, Quantity) and isinstance(b, Quantity):
         return a.value == b.value
     if a is None or b is None:
@@ -31,7 +45,7 @@ def semantic_equal(a: Any, b: Any) -> bool:
         # None in Python and its zero JSON ("0", 0, "0s") when read back: the same value.
         other = b if a is None else a
         is_zero = getattr(other, "is_zero", None)
-        if is_zero is not None and not isinstance(other, BaseModel) and is_zero():
+        if is_zero is not None and _typed_fields(other) is None and is_zero():
             return True
     if isinstance(a, datetime) and isinstance(b, datetime):
         return a == b
@@ -53,11 +67,11 @@ def semantic_diff(a: Any, b: Any, path: str = "") -> list[str]:
     """Where two values differ semantically (field paths), for test failure messages."""
     if semantic_equal(a, b):
         return []
-    if isinstance(a, BaseModel) and type(a) is type(b):
+    fields_a, fields_b = _typed_fields(a), _typed_fields(b)
+    if fields_a is not None and fields_b is not None and type(a) is type(b):
         out: list[str] = []
-        for name, info in type(a).model_fields.items():
-            key = info.serialization_alias or name
-            out += semantic_diff(a.__dict__[name], b.__dict__[name], f"{path}.{key}" if path else key)
+        for (key, x), (_, y) in zip(fields_a, fields_b, strict=True):
+            out += semantic_diff(x, y, f"{path}.{key}" if path else key)
         return out
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         return [d for i, (x, y) in enumerate(zip(a, b)) for d in semantic_diff(x, y, f"{path}[{i}]")]
