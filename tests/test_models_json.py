@@ -1,4 +1,5 @@
-"""Generated models write JSON byte-identical to Go's encoding/json and decode like the API server.
+"""Generated models write JSON byte-identical to Go's encoding/json and decode like the API server
+(the rules both model backends share run on each: the `either` fixture).
 
 Expected bytes were written from what encoding/json produces for the same struct tags.
 """
@@ -7,21 +8,18 @@ from __future__ import annotations
 
 import importlib
 import sys
+from datetime import datetime, timezone
 
 import pytest
 from pydantic import ValidationError
 
 from conftest import REPO, write_tree
+from kgen.runtime.intstr import IntOrString
+from kgen.runtime.quantity import Quantity
+from kgen.runtime.timeutil import Time
 
 
-@pytest.fixture(scope="module")
-def shapes(tmp_path_factory):
-    """A package with one field of every shape and tag option, generated and imported."""
-    root = tmp_path_factory.mktemp("shapes")
-    write_tree(
-        root,
-        {
-            "apis/shapes/v1/types.go": """
+SHAPES = """
                 package v1
 
                 import (
@@ -85,7 +83,18 @@ def shapes(tmp_path_factory):
                     Hidden string  `json:"-"`
                     NoTag  string
                 }
-            """,
+            """
+"""One field of every shape and tag option (`Options` holds the `,string` fields msgspec refuses)."""
+
+
+@pytest.fixture(scope="module")
+def shapes(tmp_path_factory):
+    """A package with one field of every shape and tag option, generated and imported."""
+    root = tmp_path_factory.mktemp("shapes")
+    write_tree(
+        root,
+        {
+            "apis/shapes/v1/types.go": SHAPES,
         },
     )
     from click.testing import CliRunner
@@ -103,16 +112,39 @@ def shapes(tmp_path_factory):
         sys.path.remove(str(root))
 
 
-def test_omitempty_drops_exactly_what_go_drops(shapes):
+@pytest.fixture(scope="module", params=["pydantic", "msgspec"])
+def either(request, tmp_path_factory):
+    """The shapes on each model backend: the msgspec package has all but `Options`, whose
+    `,string` fields the msgspec backend refuses (tests/test_models_msgspec.py)."""
+    if request.param == "pydantic":
+        yield request.getfixturevalue("shapes")
+        return
+    from click.testing import CliRunner
+
+    from kgen.cli import main
+
+    root = tmp_path_factory.mktemp("shapes-msgspec")
+    write_tree(root, {"apis/shapes/v1/types.go": SHAPES[: SHAPES.index("type Options struct")]})
+    arguments = ["--input", str(root / "apis"), "--output", str(root / "shapes_structs"), "--module", "x.io/apis"]
+    result = CliRunner().invoke(main, ["generate", *arguments, "--models", "msgspec"])
+    assert result.exit_code == 0, result.output
+    sys.path.insert(0, str(root))
+    try:
+        yield importlib.import_module("shapes_structs.shapes.v1")
+    finally:
+        sys.path.remove(str(root))
+
+
+def test_omitempty_drops_exactly_what_go_drops(either):
     # Structs are never empty for omitempty; a zero metav1.Time marshals as null;
     # a zero Quantity as "0" and a zero IntOrString as 0 (both are structs in Go).
-    assert shapes.Empty().to_json() == b'{"st":{},"t":null,"q":"0","ios":0}'
+    assert either.Empty().to_json() == b'{"st":{},"t":null,"q":"0","ios":0}'
 
 
-def test_omitempty_keeps_non_zero_values(shapes):
-    value = shapes.Empty(
+def test_omitempty_keeps_non_zero_values(either):
+    value = either.Empty(
         s="x", i=-1, f=0.5, b=True, p=0, l=["a"], m={"k": "v"}, raw=b"\x00\xff", mode="B",
-        tp="2024-01-02T03:04:05Z", q="1.5Gi", ios="50%",
+        tp=Time.from_datetime(datetime(2024, 1, 2, 3, 4, 5, tzinfo=timezone.utc)), q=Quantity("1.5Gi"), ios=IntOrString("50%"),
     )  # fmt: skip
     assert value.to_json() == (
         b'{"s":"x","i":-1,"f":0.5,"b":true,"p":0,"l":["a"],"m":{"k":"v"},"raw":"AP8=","st":{},'
@@ -120,19 +152,19 @@ def test_omitempty_keeps_non_zero_values(shapes):
     )
 
 
-def test_without_omitempty_nil_is_null_and_empty_is_empty(shapes):
-    assert shapes.Plain().to_json() == (
+def test_without_omitempty_nil_is_null_and_empty_is_empty(either):
+    assert either.Plain().to_json() == (
         b'{"s":"","p":null,"l":null,"m":null,"raw":null,"st":{},"t":null,"q":"0","d":null}'
     )
-    assert shapes.Plain(l=[], m={}, raw=b"").to_json() == (
+    assert either.Plain(l=[], m={}, raw=b"").to_json() == (
         b'{"s":"","p":null,"l":[],"m":{},"raw":"","st":{},"t":null,"q":"0","d":null}'
     )
 
 
-def test_omitzero(shapes):
-    assert shapes.Zero().to_json() == b"{}"
-    assert shapes.Zero(l=[], both=[]).to_json() == b'{"l":[]}'  # an empty slice is not zero; omitempty drops it
-    assert shapes.Zero(st={"n": 1}, p=0).to_json() == b'{"st":{"n":1},"p":0}'
+def test_omitzero(either):
+    assert either.Zero().to_json() == b"{}"
+    assert either.Zero(l=[], both=[]).to_json() == b'{"l":[]}'  # an empty slice is not zero; omitempty drops it
+    assert either.Zero(st=either.Inner(n=1), p=0).to_json() == b'{"st":{"n":1},"p":0}'
 
 
 def test_string_option_and_untagged_fields(shapes):
@@ -151,18 +183,28 @@ def test_floats_are_formatted_as_go_formats_them(shapes, number, written):
     assert shapes.Options(ratio=number).to_json() == b'{"count":"0","ratio":' + written + b',"NoTag":""}'
 
 
-def test_map_keys_are_sorted_and_html_is_escaped(shapes):
-    value = shapes.Empty(m={"b": "<a&b>", "a": "\u2028"})
+@pytest.mark.parametrize(
+    "number, written",
+    [(1.0, b"1"), (0.1, b"0.1"), (1e-05, b"0.00001"), (1e-07, b"1e-7"), (1e21, b"1e+21"), (-2.5e-300, b"-2.5e-300")],
+)
+def test_float_fields_are_formatted_as_go_formats_them_on_either_backend(either, number, written):
+    assert either.Empty(f=number).to_json() == b'{"f":' + written + b',"st":{},"t":null,"q":"0","ios":0}'
+
+
+def test_map_keys_are_sorted_and_html_is_escaped(either):
+    value = either.Empty(m={"b": "<a&b>", "a": "\u2028"})
     assert value.to_json() == b'{"m":{"a":"\\u2028","b":"\\u003ca\\u0026b\\u003e"},"st":{},"t":null,"q":"0","ios":0}'
 
 
-def test_decode_null_means_zero_for_non_pointers(shapes):
-    decoded = shapes.Plain.from_json(b'{"s":null,"st":null,"p":null,"l":null,"t":null,"q":null}')
-    assert (decoded.s, decoded.st, decoded.p, decoded.l, decoded.t) == ("", shapes.Inner(), None, None, None)
+def test_decode_null_means_zero_for_non_pointers(either):
+    decoded = either.Plain.from_json(b'{"s":null,"st":null,"p":null,"l":null,"t":null,"q":null}')
+    assert (decoded.s, decoded.st, decoded.p, decoded.l, decoded.t) == ("", either.Inner(), None, None, None)
+    # A zero Quantity is None in a pydantic model and the zero Quantity in a struct: both write "0".
+    assert decoded.to_json() == b'{"s":"","p":null,"l":null,"m":null,"raw":null,"st":{},"t":null,"q":"0","d":null}'
 
 
-def test_decode_ignores_unknown_fields_and_is_case_sensitive(shapes):
-    decoded = shapes.Empty.from_json(b'{"S":"upper","s":"lower","unknown":1}')
+def test_decode_ignores_unknown_fields_and_is_case_sensitive(either):
+    decoded = either.Empty.from_json(b'{"S":"upper","s":"lower","unknown":1}')
     assert decoded.s == "lower"
 
 
@@ -184,14 +226,24 @@ def test_decode_rejects_what_go_rejects(shapes, document, problem):
         shapes.Empty.from_json(document)
 
 
-def test_int32_range_is_enforced(shapes):
-    with pytest.raises(ValidationError, match="less than or equal to 2147483647"):
-        shapes.Inner.from_json(b'{"n":2147483648}')
+@pytest.mark.parametrize(
+    "document", [b'{"i":"5"}', b'{"i":5.5}', b'{"s":5}', b'{"raw":"not base64!"}', b'{"q":"1.2.3"}', b'{"q":"1 "}',
+                 b'{"t":"yesterday"}', b'{"l":"a"}', b'{"m":{"k":1}}', b'{"st":[]}', b'{"ios":true}']
+)  # fmt: skip
+def test_decode_rejects_what_go_rejects_on_either_backend(either, document):
+    with pytest.raises(ValueError):  # pydantic's ValidationError, msgspec's DecodeError: both ValueErrors
+        either.Empty.from_json(document)
 
 
-def test_open_enum_accepts_unknown_values(shapes):
-    assert shapes.Mode.A == "A" and shapes.Mode.values() == ("A", "B")
-    assert shapes.Empty.from_json(b'{"mode":"FromTheFuture"}').mode == "FromTheFuture"
+def test_int32_range_is_enforced(either):
+    with pytest.raises(ValueError, match="less than or equal to 2147483647|Expected `int` <= 2147483647"):
+        either.Inner.from_json(b'{"n":2147483648}')
+    assert either.Inner.from_json(b'{"n":2147483647}').n == 2147483647
+
+
+def test_open_enum_accepts_unknown_values(either):
+    assert either.Mode.A == "A" and either.Mode.values() == ("A", "B")
+    assert either.Empty.from_json(b'{"mode":"FromTheFuture"}').mode == "FromTheFuture"
 
 
 def test_python_names_construct_and_json_names_decode(shapes):
@@ -271,14 +323,15 @@ def test_null_is_no_field_the_json_schema_allows_and_unknown_fields_are_not_refu
     assert "additionalProperties" not in schema
 
 
-def test_decoded_values_shared_by_text_keep_their_own_form(shapes):
-    first = shapes.Empty.from_json(b'{"q":"1","t":"2024-01-01T00:00:00Z","ios":"25%"}')
-    second = shapes.Empty.from_json(b'{"q":"1000m","t":"2024-01-01T00:00:00.5Z","ios":25}')
-    again = shapes.Empty.from_json(b'{"q":"1","t":"2024-01-01T00:00:00Z","ios":"25%"}')
+def test_decoded_values_shared_by_text_keep_their_own_form(either):
+    first = either.Empty.from_json(b'{"q":"1","t":"2024-01-01T00:00:00Z","ios":"25%"}')
+    second = either.Empty.from_json(b'{"q":"1000m","t":"2024-01-01T00:00:00.5Z","ios":25}')
+    again = either.Empty.from_json(b'{"q":"1","t":"2024-01-01T00:00:00Z","ios":"25%"}')
     assert first.q == second.q and str(first.q) == "1" and str(second.q) == "1" and str(again.q) == "1"
     assert first.t.microsecond == 0 and second.t.microsecond == 500000
     assert first.ios.str_val == "25%" and second.ios.int_val == 25
-    assert shapes.Empty.from_json(b'{"q":2}').q == shapes.Empty.from_json(b'{"q":"2"}').q
+    assert either.Empty.from_json(b'{"q":2}').q == either.Empty.from_json(b'{"q":"2"}').q
+    assert second.to_json() == b'{"st":{},"t":"2024-01-01T00:00:00Z","q":"1","ios":25}'
 
 
 def test_large_documents_decode_with_the_collector_paused_and_resumed(shapes):
