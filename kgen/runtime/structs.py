@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import math
 import operator
 import re
 from collections.abc import Callable, Iterator, MutableMapping
@@ -169,6 +170,15 @@ class DecodedFloat(float):
         if b"e" in text and b"e-" not in text:
             text = text.replace(b"e", b"e+")  # 1e21 -> 1e+21, as the pydantic models write it
         return msgspec.Raw(text)
+
+
+def _decoded_float(text: str) -> DecodedFloat:
+    """A number of raw JSON as the structs read it (msgspec's `float_hook`): one too large
+    for a float is refused, as msgspec refuses it everywhere else, and Go cannot write it."""
+    value = DecodedFloat(text)
+    if math.isinf(value):
+        raise ValueError("Number out of range")
+    return value
 
 
 # -- value hooks -------------------------------------------------------------------------
@@ -363,7 +373,7 @@ setattr(JSON, "_kgen_json", property(_raw_json))
 
 _decode_plain = msgspec.json.Decoder().decode
 _to_builtins = msgspec.to_builtins
-_decode_any = msgspec.json.Decoder(dec_hook=_json_hook, float_hook=DecodedFloat).decode
+_decode_any = msgspec.json.Decoder(dec_hook=_json_hook, float_hook=_decoded_float).decode
 
 
 # -- the base class ------------------------------------------------------------------------
@@ -375,7 +385,7 @@ def _decoder(cls: type) -> Callable[[Any], Any]:
     decode = _DECODERS.get(cls)
     if decode is None:
         decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(
-            cls, strict=True, dec_hook=_json_hook, float_hook=DecodedFloat
+            cls, strict=True, dec_hook=_json_hook, float_hook=_decoded_float
         )
         decode = _DECODERS[cls] = decoder.decode
     return decode
