@@ -441,7 +441,7 @@ def _field_owner(cls: Any, loc: tuple[Any, ...]) -> type[Model] | None:
     keys) below `cls`, if the annotations lead to one."""
     current = cls
     for part in loc:
-        current = _strip_optional(current)
+        current = strip_optional(current)
         if isinstance(current, type) and issubclass(current, Model):
             field = current.model_fields.get(part) if isinstance(part, str) else None
             if field is None:
@@ -455,11 +455,12 @@ def _field_owner(cls: Any, loc: tuple[Any, ...]) -> type[Model] | None:
             current = get_args(current)[1]
         else:
             return None
-    current = _strip_optional(current)
+    current = strip_optional(current)
     return current if isinstance(current, type) and issubclass(current, Model) else None
 
 
-def _strip_optional(annotation: Any) -> Any:
+def strip_optional(annotation: Any) -> Any:
+    """The annotation without `Annotated` metadata and an optional's None."""
     while True:
         origin = get_origin(annotation)
         if origin is Annotated:

@@ -225,9 +225,15 @@ class _RawJSON:
         return self.raw is None
 
     def deep_copy(self) -> Self:
-        copied = object.__new__(type(self))
-        copied.raw = copy_json(self.raw)
-        return copied
+        return self.holding(copy_json(self.raw))
+
+    @classmethod
+    def holding(cls, value: Any) -> Self:
+        """A holder of `value`, which is JSON data already, held by nothing else: not checked
+        again (what decoders that read it as JSON, and copies, build)."""
+        holder = object.__new__(cls)
+        holder.raw = value
+        return holder
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, _RawJSON):
@@ -251,9 +257,7 @@ class _RawJSON:
         C, and the full check runs only if the bytes of a NaN or an infinity may be there."""
         if type(value) is float or type(value) is dict or type(value) is list:
             _check_finite(value)
-        holder = object.__new__(cls)
-        holder.raw = value
-        return holder
+        return cls.holding(value)
 
     @classmethod
     def _parsed_json_schema(cls) -> core_schema.CoreSchema:
@@ -302,17 +306,11 @@ class FieldsV1(_RawJSON):
             trie = core_schema.dict_schema(keys_schema=core_schema.str_schema(), values_schema=trie, strict=True)
         return core_schema.union_schema(
             [
-                (core_schema.no_info_after_validator_function(cls._from_trie, trie), QUIET_BRANCH),
+                (core_schema.no_info_after_validator_function(cls.holding, trie), QUIET_BRANCH),
                 (super()._parsed_json_schema(), VALUE_BRANCH),
             ],
             mode="left_to_right",
         )
-
-    @classmethod
-    def _from_trie(cls, value: dict[str, Any]) -> FieldsV1:
-        holder = object.__new__(cls)
-        holder.raw = value
-        return holder
 
 
 class JSON(_RawJSON):

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ValidationError
 
 from kgen.runtime.conversion import DEFAULT_SCOPE, Scope
+from kgen.runtime.model import strip_optional
 from kgen.runtime.rawjson import MAX_DEPTH
 
 if TYPE_CHECKING:
@@ -521,7 +522,7 @@ def _struct_error_field(cls: type, document: Any, where: str) -> str:
     value: Any = document
     for match in _STRUCT_PATH_PART.finditer(where):
         name, index, any_key = match.groups()
-        annotation = _optional_of(annotation)
+        annotation = strip_optional(annotation)
         origin, arguments = typing.get_origin(annotation), typing.get_args(annotation)
         if name is not None:
             parts.append(name)
@@ -539,21 +540,6 @@ def _struct_error_field(cls: type, document: Any, where: str) -> str:
             parts.append(key)
             annotation, value = arguments[1], value[key]
     return _json_path(tuple(parts))
-
-
-def _optional_of(annotation: Any) -> Any:
-    """The annotation without Annotated metadata and an optional's None."""
-    while True:
-        origin = typing.get_origin(annotation)
-        if origin is typing.Annotated:
-            annotation = typing.get_args(annotation)[0]
-            continue
-        if origin in (typing.Union, types.UnionType):
-            options = [option for option in typing.get_args(annotation) if option is not type(None)]
-            if len(options) == 1:
-                annotation = options[0]
-                continue
-        return annotation
 
 
 def _failing_key(item: Any, value: Any) -> str | None:

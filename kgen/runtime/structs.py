@@ -277,11 +277,7 @@ def _raw_decoder(cls: type[RawExtension | FieldsV1 | JSON], trusted: bool) -> Ca
     def decode(value: Any) -> Any:
         if isinstance(value, cls):
             return value.deep_copy()
-        if not trusted:
-            return cls(value)
-        holder = object.__new__(cls)
-        holder.raw = value
-        return holder
+        return cls.holding(value) if trusted else cls(value)
 
     return decode
 
@@ -723,9 +719,7 @@ _R = TypeVar("_R", RawExtension, FieldsV1, JSON)
 
 def copy_raw(holder: _R) -> _R:
     """A deep copy of a raw JSON holder (what the generated deep copies call)."""
-    copied = object.__new__(holder.__class__)
-    copied.raw = copy_json(holder.raw)
-    return copied
+    return holder.holding(copy_json(holder.raw))
 
 
 def decode_value(annotation: Any, data: Any) -> Any:
