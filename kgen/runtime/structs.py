@@ -53,9 +53,10 @@ except ModuleNotFoundError as err:  # pragma: no cover - the runtime without the
     raise ModuleNotFoundError(
         "kgen's msgspec models need msgspec: pip install 'kgen[msgspec]'", name=err.name
     ) from None
+import orjson
 
 from kgen.runtime import gojson
-from kgen.runtime.gojson import encode_bytes, float_value, string_option
+from kgen.runtime.gojson import encode_bytes, float_value, go_escapes as _go_escapes, string_option
 from kgen.runtime.intstr import IntOrString
 from kgen.runtime.quantity import Quantity
 from kgen.runtime.rawjson import JSON, FieldsV1, RawExtension
@@ -262,7 +263,7 @@ def _time_decoder(cls: type[Time]) -> Callable[[Any], Time]:
             return time
         time = cls._validate(value)
         if canonical is not None and canonical(value) is not None:
-            time.__dict__["_kgen_json"] = value  # what it writes: the text it was read from
+            time._kgen_json = value  # what it writes: the text it was read from
             _remember(_TIMES, key, time)
         return time
 
@@ -333,25 +334,22 @@ def _encode_hook(obj: Any) -> Any:
 
 
 _json_of = operator.attrgetter("_kgen_json")
+_orjson_dumps = orjson.dumps
 _encode_known = msgspec.json.Encoder(enc_hook=_json_of, order="deterministic").encode
 _encode_any = msgspec.json.Encoder(enc_hook=_encode_hook, order="deterministic").encode
 _encode_raw = msgspec.json.Encoder(enc_hook=_encode_hook).encode
 """Raw JSON keeps its own key order, as Go writes raw bytes back."""
 
 
-def _encode(obj: Any) -> bytes:
-    """msgspec's bytes of a struct: a value that is not kgen's (no `_kgen_json`) costs one
-    more encoding, with a hook in Python."""
-    try:
-        return _encode_known(obj)
-    except AttributeError:
-        return _encode_any(obj)
-
-
 def _fields_json(holder: FieldsV1) -> msgspec.Raw:
-    # A managed-fields trie (objects with `{}` leaves) as the API server writes it: msgspec
-    # writes it in its own order, in C.
-    return msgspec.Raw(_encode_raw(holder.raw))
+    # A managed-fields trie (objects with `{}` leaves) as the API server writes it, in its own
+    # order: by orjson, which writes nested objects a third faster than msgspec, and floats as
+    # Go and the pydantic models do (`1e+21`). What orjson refuses (integers beyond 64 bits,
+    # a value that is not JSON data) is written as the pydantic models write it.
+    try:
+        return msgspec.Raw(_orjson_dumps(holder.raw))
+    except orjson.JSONEncodeError:
+        return msgspec.Raw(gojson.marshal(holder.raw))
 
 
 def _raw_json(holder: RawExtension | JSON) -> msgspec.Raw:
@@ -465,7 +463,11 @@ class Struct(msgspec.Struct, omit_defaults=True, kw_only=True, gc=False, repr_om
     def to_json(self) -> bytes:
         """The object as Go's encoding/json would write it (compact, map keys sorted)."""
         if self.__kgen_native__ and self.__kgen_exact__():
-            return gojson.go_escapes(_encode(self))
+            try:  # a value that is not kgen's (no `_kgen_json`) costs one more encoding
+                data = _encode_known(self)
+            except AttributeError:
+                data = _encode_any(self)
+            return _go_escapes(data)
         return gojson.marshal(self._kgen_to_dict())
 
     def to_dict(self) -> dict[str, Any]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, timezone
-from functools import cached_property
 from typing import Any, Self
 
 from pydantic_core import core_schema
@@ -82,6 +81,12 @@ class Time(datetime):
     Decoding text that is not an RFC 3339 timestamp is a ValueError; an instant outside the
     years 1-9999 in UTC is a TimeRangeError (a ValueError too)."""
 
+    __slots__ = ("_kgen_json", "__dict__")
+    _kgen_json: str
+    """What the msgspec models' encoder writes (`kgen.runtime.structs`, which reads it in C):
+    `to_json()`, made when first asked for (a time is immutable), or the text the time was
+    decoded from. A slot: the encoder reaches the text in one step, not through a dict."""
+
     ZERO_JSON = None
     _extra_nanos = 0
     """Nanoseconds below the microsecond (0-999), as Go keeps them; set only when not 0."""
@@ -114,11 +119,12 @@ class Time(datetime):
     def is_zero(self) -> bool:
         return False
 
-    @cached_property
-    def _kgen_json(self) -> str:
-        """What the msgspec models' encoder writes (`kgen.runtime.structs`, which reads this
-        in C): `to_json()`, made once and kept in the instance's dict (a time is immutable)."""
-        return self.to_json()
+    def __getattr__(self, name: str) -> str:
+        # Only an attribute not set yet gets here: `_kgen_json`, made once.
+        if name == "_kgen_json":
+            text = self._kgen_json = self.to_json()
+            return text
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __eq__(self, other: object) -> bool:
         equal = datetime.__eq__(self, other)
@@ -295,6 +301,10 @@ class Duration(timedelta):
     Decoding refuses, with ValueError worded as Go's, what time.ParseDuration refuses,
     including durations beyond an int64 of nanoseconds (about 292 years)."""
 
+    __slots__ = ("_kgen_json", "__dict__")
+    _kgen_json: str
+    """What the msgspec models' encoder writes: `to_json()`, made when first asked for."""
+
     ZERO_JSON = "0s"
 
     @classmethod
@@ -327,11 +337,12 @@ class Duration(timedelta):
     def is_zero(self) -> bool:
         return not self
 
-    @cached_property
-    def _kgen_json(self) -> str:
-        """What the msgspec models' encoder writes (`kgen.runtime.structs`, which reads this
-        in C): `to_json()`, made once and kept in the instance's dict."""
-        return self.to_json()
+    def __getattr__(self, name: str) -> str:
+        # Only an attribute not set yet gets here: `_kgen_json`, made once.
+        if name == "_kgen_json":
+            text = self._kgen_json = self.to_json()
+            return text
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __copy__(self) -> Duration:
         return self
