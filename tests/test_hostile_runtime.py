@@ -226,21 +226,25 @@ def test_model_decoders_raise_only_validation_errors(frobbers, data):
 class _Frobbers:
     """The example API's Frobber on one model backend, and the one error its decoders raise."""
 
-    def __init__(self, models: Any, error: type[Exception]):
+    def __init__(self, models: Any, error: type[Exception], meta: Any):
         self.Frobber = models.Frobber
         self.error = error
+        self.meta = meta  # metav1's models on the same backend
+        self.backend = "pydantic" if error is ValidationError else "msgspec"
 
 
 @pytest.fixture(params=["pydantic", "msgspec"])
 def frobbers(request) -> _Frobbers:
     if request.param == "pydantic":
-        return _Frobbers(example, ValidationError)
+        return _Frobbers(example, ValidationError, meta)
     import importlib
 
     import msgspec
 
+    from kgen.runtime.apimachinery_structs.meta.v1 import models as meta_structs
+
     package = request.getfixturevalue("msgspec_example").package
-    return _Frobbers(importlib.import_module(f"{package}.example.v1.models"), msgspec.DecodeError)
+    return _Frobbers(importlib.import_module(f"{package}.example.v1.models"), msgspec.DecodeError, meta_structs)
 
 
 def _deep_dict(depth: int) -> dict:
@@ -367,39 +371,45 @@ def test_durations_beyond_int64_or_malformed_are_go_errors(text):
 
 
 @pytest.mark.parametrize("raw", [b"NaN", b"Infinity", b"-Infinity", b"1e400", b"[1, -1e400]", b'{"a": {"b": [NaN]}}'])
-def test_raw_json_that_json_cannot_write_is_refused_when_decoded(raw):
+def test_raw_json_that_json_cannot_write_is_refused_when_decoded(frobbers, raw):
     with pytest.raises(ValidationError):
         TypeAdapter(RawExtension).validate_json(raw)
     with pytest.raises(ValidationError):
         TypeAdapter(FieldsV1).validate_json(raw)
-    with pytest.raises(ValidationError):
-        example.Frobber.from_json(with_value("spec.config", raw))
+    with pytest.raises(frobbers.error):
+        frobbers.Frobber.from_json(with_value("spec.config", raw))
+    with pytest.raises(frobbers.error):
+        frobbers.meta.ManagedFieldsEntry.from_json(b'{"fieldsV1":' + raw + b"}")
     with pytest.raises(ValueError):
         RawExtension(float("inf"))
 
 
-def test_managed_fields_are_decoded_as_written_whatever_their_shape_and_refused_only_when_not_writable():
-    from kgen.runtime.apimachinery.meta.v1.models import ManagedFieldsEntry
-
+def test_managed_fields_are_decoded_as_written_whatever_their_shape_and_refused_only_when_not_writable(frobbers):
+    ManagedFieldsEntry = frobbers.meta.ManagedFieldsEntry
     deep: dict = {}
     for level in range(40):  # deeper than the trie pydantic-core reads without a check
         deep = {f"f:level{level}": deep, ".": {}}
     shapes = [
         {"f:metadata": {"f:labels": {".": {}, "f:app": {}}}, "f:spec": {"k:{\"port\":80}": {".": {}}}},
         deep,
-        {"f:spec": {"v:1.5": {}, "f:weights": [1, 2.5, "x", None, True]}},  # not a trie: still raw JSON
+        {"f:spec": {"v:1.5": {}, "f:weights": [1, 2.5, "x", None, True, 1e21, 2**70, "<&>"]}},  # not a trie
         [],
         "text",
     ]
     for raw in shapes:
-        body = json.dumps({"fieldsV1": raw}).encode()
+        body = json.dumps({"fieldsV1": raw}, separators=(",", ":")).encode()
         entry = ManagedFieldsEntry.from_json(body)
         assert entry.fields_v1.raw == raw
-        assert json.loads(entry.to_json()) == {"fieldsV1": raw}
-    with pytest.raises(ValidationError) as caught:
+        # Written back as read, in its own key order, with Go's floats and HTML escapes.
+        expected = body.replace(b"<&>", b"\\u003c\\u0026\\u003e")
+        assert entry.to_json() == expected
+    with pytest.raises(frobbers.error) as caught:
         ManagedFieldsEntry.from_json(b'{"fieldsV1": {"f:spec": {"f:x": {}, "f:y": [1e400]}}}')
-    [error] = caught.value.errors()
-    assert error["loc"] == ("fieldsV1",) and "finite" in error["msg"]
+    if frobbers.backend == "pydantic":
+        [error] = caught.value.errors()
+        assert error["loc"] == ("fieldsV1",) and "finite" in error["msg"]
+    else:
+        assert "$.fieldsV1" in str(caught.value)
 
 
 def test_raw_json_nests_as_deep_as_the_json_decoder_reads_and_no_deeper():
@@ -492,21 +502,22 @@ def test_protobuf_micro_time_nanos_carry_over_as_in_go():
 # -- YAML ------------------------------------------------------------------------------------------
 
 
-def test_yaml_round_trips_in_kubectls_order():
-    frobber = example.Frobber.from_json(NORMAL_JSON)
+def test_yaml_round_trips_in_kubectls_order(frobbers):
+    frobber = frobbers.Frobber.from_json(NORMAL_JSON)
     text = frobber.to_yaml()
     top_level = [line.partition(":")[0] for line in text.splitlines() if not line.startswith(" ")]
     assert top_level == ["apiVersion", "kind", "metadata", "spec", "status"]
     assert text.index("  description:") < text.index("  priority:")  # struct order below
     assert frobber.to_yaml(sort_keys=True).index("  ports:") < frobber.to_yaml(sort_keys=True).index("  priority:")
-    assert example.Frobber.from_yaml(text) == frobber
-    assert yamlio.load_all(text + "---\n" + text) == [frobber, frobber]
+    assert frobbers.Frobber.from_yaml(text) == frobber
+    assert text == example.Frobber.from_json(NORMAL_JSON).to_yaml()  # the same text on both backends
+    assert [o.to_json() for o in yamlio.load_all(text + "---\n" + text)] == [frobber.to_json()] * 2
 
 
-def test_yaml_strings_that_yaml_1_1_would_read_as_other_types_are_quoted():
+def test_yaml_strings_that_yaml_1_1_would_read_as_other_types_are_quoted(frobbers):
     tricky = ["y", "n", "yes", "on", "Off", "~", "null", "0777", "0o17", "0x1F", "1_000", "1e3", ".5", "+12", "<<", "2024-01-01", ""]
-    frobber = example.Frobber.from_dict({"metadata": {"annotations": {value: value for value in tricky}}})
-    assert example.Frobber.from_yaml(frobber.to_yaml()).metadata.annotations == {value: value for value in tricky}
+    frobber = frobbers.Frobber.from_dict({"metadata": {"annotations": {value: value for value in tricky}}})
+    assert frobbers.Frobber.from_yaml(frobber.to_yaml()).metadata.annotations == {value: value for value in tricky}
 
 
 def test_yaml_is_read_as_yaml_1_1_the_way_the_api_server_reads_it():
@@ -553,9 +564,9 @@ def test_yaml_duplicates_are_strict_errors_as_in_json():
         ("a: 1\n---\nb: 2\n", "expected one document"),
     ],
 )
-def test_yaml_that_has_no_json_form_is_a_declared_error(text, problem):
-    with pytest.raises(ValidationError, match=problem):
-        example.Frobber.from_yaml(text)
+def test_yaml_that_has_no_json_form_is_a_declared_error(frobbers, text, problem):
+    with pytest.raises(frobbers.error, match=problem):
+        frobbers.Frobber.from_yaml(text)
     with pytest.raises(APIError):
         yamlio.load_all(text)
 
