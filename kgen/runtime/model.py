@@ -21,7 +21,7 @@ import pydantic_core
 from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, ValidationError
 from pydantic_core import PydanticCustomError, core_schema
 
-from kgen.runtime import gojson, gonull
+from kgen.runtime import gojson
 from kgen.runtime.decoded import QUIET_BRANCH, VALUE_BRANCH
 from kgen.runtime.gojson import encode_bytes, float_value, string_option
 
@@ -360,11 +360,13 @@ class Model(BaseModel):
 _VALUE_BRANCH = VALUE_BRANCH
 _NULL_BRANCH = QUIET_BRANCH
 
-_NULL_PLANS: dict[type, gonull.Plan] = {}
-"""Per model class, by JSON and Python name: the plan of `kgen.runtime.gonull`."""
+_NULL_PLANS: dict[type, dict[str, tuple[bool, Any]]] = {}
+"""Per model class, by JSON and Python name: whether a null there is dropped (the field
+cannot hold None, so Go leaves it at its zero value), and what its value holds further
+down (None, or a shape for `_strip_value`)."""
 
 
-def _null_plan(cls: type[Model]) -> gonull.Plan:
+def _null_plan(cls: type[Model]) -> dict[str, tuple[bool, Any]]:
     plan = _NULL_PLANS.get(cls)
     if plan is None:
         plan = {}
@@ -390,7 +392,7 @@ def _admits_none(annotation: Any) -> bool:
 def _shape(annotation: Any) -> Any:
     annotation = strip_optional(annotation)
     if isinstance(annotation, type) and issubclass(annotation, Model):
-        return ("struct", annotation)
+        return ("model", annotation)
     origin = get_origin(annotation)
     if origin is list:
         item = _shape(get_args(annotation)[0])
@@ -404,7 +406,41 @@ def _shape(annotation: Any) -> Any:
 def _without_nulls(cls: type[Model], document: Any) -> Any:
     """The document (a dict of a `cls`, by JSON or Python names) without the nulls of fields
     that cannot hold None, at any depth; the same object when it has none."""
-    return gonull.without_nulls(_null_plan, cls, document)
+    if type(document) is not dict:
+        return document
+    plan = _null_plan(cls)
+    out: dict[str, Any] | None = None
+    for key, value in document.items():
+        entry = plan.get(key)
+        if entry is None:
+            continue
+        drop, shape = entry
+        if value is None:
+            if drop:
+                if out is None:
+                    out = dict(document)
+                del out[key]
+            continue
+        if shape is not None:
+            stripped = _strip_value(shape, value)
+            if stripped is not value:
+                if out is None:
+                    out = dict(document)
+                out[key] = stripped
+    return document if out is None else out
+
+
+def _strip_value(shape: Any, value: Any) -> Any:
+    kind, argument = shape
+    if kind == "model":
+        return _without_nulls(argument, value)
+    if kind == "list" and type(value) is list:
+        items = [_strip_value(argument, item) for item in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    if kind == "map" and type(value) is dict:
+        entries = {key: _strip_value(argument, item) for key, item in value.items()}
+        return value if all(entries[key] is item for key, item in value.items()) else entries
+    return value
 
 
 def _json_without_nulls(cls: type[Model], data: Any) -> bytes | None:

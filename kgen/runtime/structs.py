@@ -55,7 +55,7 @@ except ModuleNotFoundError as err:  # pragma: no cover - the runtime without the
     ) from None
 import orjson
 
-from kgen.runtime import gojson, gonull
+from kgen.runtime import gojson
 from kgen.runtime.gojson import encode_bytes, float_value, go_escapes as _go_escapes, string_option
 from kgen.runtime.intstr import IntOrString
 from kgen.runtime.quantity import Quantity
@@ -515,11 +515,12 @@ _S = TypeVar("_S", bound=Struct)
 
 # -- null means zero -------------------------------------------------------------------------
 
-_NULL_PLANS: dict[type, gonull.Plan] = {}
-"""Per struct class, by JSON name: the plan of `kgen.runtime.gonull`."""
+_NULL_PLANS: dict[type, dict[str, tuple[bool, Any]]] = {}
+"""Per struct class, by JSON name: whether a null there is dropped (the field cannot hold
+None), and what its value holds further down (None, or a shape for `_strip_value`)."""
 
 
-def _null_plan(cls: type) -> gonull.Plan:
+def _null_plan(cls: type) -> dict[str, tuple[bool, Any]]:
     plan = _NULL_PLANS.get(cls)
     if plan is None:
         info = msgspec.inspect.type_info(cls)
@@ -541,7 +542,7 @@ def _shape(info: msgspec.inspect.Type) -> Any:
     if isinstance(info, msgspec.inspect.StructType):
         return ("struct", info.cls)
     if isinstance(info, msgspec.inspect.FloatType):
-        return ("convert", _plain_float)  # read as a DecodedFloat, which the typed field refuses
+        return ("float", None)  # read as a DecodedFloat, which the typed field refuses
     if isinstance(info, msgspec.inspect.ListType):
         item = _shape(info.item_type)
         return None if item is None else ("list", item)
@@ -558,12 +559,41 @@ def _strip_nulls(cls: type, document: dict[str, Any]) -> dict[str, Any]:
     """The document without the nulls of fields that cannot hold None (Go leaves those at
     their zero value), and with plain floats in float fields; the same object when it has
     neither."""
-    stripped: dict[str, Any] = gonull.without_nulls(_null_plan, cls, document)
-    return stripped
+    plan = _null_plan(cls)
+    out: dict[str, Any] | None = None
+    for key, value in document.items():
+        entry = plan.get(key)
+        if entry is None:
+            continue
+        drop, shape = entry
+        if value is None:
+            if drop:
+                if out is None:
+                    out = dict(document)
+                del out[key]
+            continue
+        if shape is not None:
+            stripped = _strip_value(shape, value)
+            if stripped is not value:
+                if out is None:
+                    out = dict(document)
+                out[key] = stripped
+    return document if out is None else out
 
 
-def _plain_float(value: Any) -> Any:
-    return float(value) if type(value) is DecodedFloat else value
+def _strip_value(shape: Any, value: Any) -> Any:
+    kind, argument = shape
+    if kind == "struct":
+        return _strip_nulls(argument, value) if type(value) is dict else value
+    if kind == "list" and type(value) is list:
+        items = [_strip_value(argument, item) for item in value]
+        return value if all(a is b for a, b in zip(items, value)) else items
+    if kind == "map" and type(value) is dict:
+        entries = {key: _strip_value(argument, item) for key, item in value.items()}
+        return value if all(entries[key] is item for key, item in value.items()) else entries
+    if kind == "float" and type(value) is DecodedFloat:
+        return float(value)
+    return value
 
 
 def _decode_with_nulls(cls: type[_S], data: Any, error: msgspec.ValidationError) -> _S:
