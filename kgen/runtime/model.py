@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Self, TypeVar, Union
 import annotated_types
 import pydantic_core
 from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, ValidationError
-from pydantic_core import PydanticCustomError, core_schema
+from pydantic_core import PydanticCustomError, PydanticOmit, core_schema
 
 from kgen.runtime import gojson
 from kgen.runtime.decoded import QUIET_BRANCH, VALUE_BRANCH
@@ -162,23 +162,22 @@ class Model(BaseModel):
         built: bool | None = _rebuild(cls, force=force, raise_errors=raise_errors, _types_namespace=namespace)
         return built
 
-    # Go's rule for `null` (a field that cannot hold nil keeps its zero value) is not in the
-    # schema: every decoding path that fails tries once more without the nulls Go ignores
-    # (`_without_nulls`). A null branch per field in the schema cost 5 µs of a Deployment's
-    # 160 on every decode, for a null that API servers rarely write.
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> core_schema.CoreSchema:
+        """pydantic's schema of the class, with Go's rule for `null` built in: a field whose
+        zero value is not None stays at its zero value when the JSON holds `null`. Expressed
+        in the schema (not as a validator of the whole object), so pydantic-core decodes JSON
+        straight into the objects, and Python runs only where a `null` was."""
+        schema: core_schema.CoreSchema = handler(source)
+        if source is cls:
+            _null_means_zero(schema)
+        return schema
 
     if not TYPE_CHECKING:
 
         def __init__(self, /, **data: Any) -> None:
-            validate = self.__pydantic_validator__.validate_python
             try:
-                try:
-                    validate(data, self_instance=self)
-                except ValidationError:
-                    stripped = _without_nulls(type(self), data)
-                    if stripped is data:
-                        raise
-                    validate(stripped, self_instance=self)
+                self.__pydantic_validator__.validate_python(data, self_instance=self)
             except ValidationError as err:
                 raise _clean_error(err, type(self)) from None
 
@@ -189,26 +188,14 @@ class Model(BaseModel):
         @classmethod
         def model_validate(cls, obj: Any, **kwargs: Any) -> Self:
             try:
-                try:
-                    return super().model_validate(obj, **kwargs)
-                except ValidationError:
-                    stripped = _without_nulls(cls, obj)
-                    if stripped is obj:
-                        raise
-                    return super().model_validate(stripped, **kwargs)
+                return super().model_validate(obj, **kwargs)
             except ValidationError as err:
                 raise _clean_error(err, cls) from None
 
         @classmethod
         def model_validate_json(cls, json_data: Any, **kwargs: Any) -> Self:
             try:
-                try:
-                    return super().model_validate_json(json_data, **kwargs)
-                except ValidationError as err:
-                    stripped = _json_without_nulls(cls, json_data)
-                    if stripped is None:
-                        raise err from None
-                    return super().model_validate_json(stripped, **kwargs)
+                return super().model_validate_json(json_data, **kwargs)
             except ValidationError as err:
                 raise _clean_error(err, cls) from None
 
@@ -229,15 +216,10 @@ class Model(BaseModel):
         paused = isinstance(data, (bytes, str, bytearray)) and len(data) >= _PAUSE_GC_FROM and gc.isenabled()
         if paused:
             gc.disable()
-        validate = cls.__pydantic_validator__.validate_json
         try:
-            try:
-                return validate(data, strict=True, extra="ignore", by_alias=True, by_name=False, context=DECODE)  # type: ignore[no-any-return]
-            except ValidationError as err:
-                stripped = _json_without_nulls(cls, data)
-                if stripped is None:
-                    raise err from None
-                return validate(stripped, strict=True, extra="ignore", by_alias=True, by_name=False, context=DECODE)  # type: ignore[no-any-return]
+            return cls.__pydantic_validator__.validate_json(  # type: ignore[no-any-return]
+                data, strict=True, extra="ignore", by_alias=True, by_name=False, context=DECODE
+            )
         except ValidationError as err:
             raise _clean_error(err, cls) from None
         finally:
@@ -285,15 +267,10 @@ class Model(BaseModel):
         if unwritable is not None:
             path, text = unwritable
             raise ValidationError.from_exception_data(cls.__name__, [{"type": "string_unicode", "loc": path, "input": text}])
-        validate = cls.__pydantic_validator__.validate_python
         try:
-            try:
-                return validate(data, strict=True, extra="ignore", by_alias=True, by_name=False, context=DECODE)  # type: ignore[no-any-return]
-            except ValidationError:
-                stripped = _without_nulls(cls, data)
-                if stripped is data:
-                    raise
-                return validate(stripped, strict=True, extra="ignore", by_alias=True, by_name=False, context=DECODE)  # type: ignore[no-any-return]
+            return cls.__pydantic_validator__.validate_python(  # type: ignore[no-any-return]
+                data, strict=True, extra="ignore", by_alias=True, by_name=False, context=DECODE
+            )
         except ValidationError as err:
             raise _clean_error(err, cls) from None
 
@@ -353,119 +330,79 @@ class Model(BaseModel):
         return cls.from_json(b)
 
 
-# -- Go's null rule, and errors without the traces of branches -------------------------
+# -- Go's null rule in the schema, and errors without its traces -------------------------
 
-#: Labels of union branches whose errors `_clean_error` drops (QUIET: another branch says
-#: what is wrong) or takes out of error locations (VALUE).
+#: Labels of the two branches a field whose zero value is not None gets (see
+#: `_null_means_zero`); `_clean_error` takes them out of error locations.
 _VALUE_BRANCH = VALUE_BRANCH
 _NULL_BRANCH = QUIET_BRANCH
 
-_NULL_PLANS: dict[type, dict[str, tuple[bool, Any]]] = {}
-"""Per model class, by JSON and Python name: whether a null there is dropped (the field
-cannot hold None, so Go leaves it at its zero value), and what its value holds further
-down (None, or a shape for `_strip_value`)."""
+
+def _null_means_zero(schema: Any) -> None:
+    """Give every field of the model schema `schema` whose zero value is not None a second
+    way in: JSON `null` (Python None), which leaves the field at its zero value, as Go's
+    decoder does. The field's own schema is tried first: Python runs only for a null."""
+    model = _model_schema(schema)
+    if model is None:
+        return
+    for field in model["schema"]["fields"].values():
+        with_default = field["schema"]
+        if with_default["type"] != "default":
+            continue
+        factory = with_default.get("default_factory")
+        default = with_default.get("default")
+        if factory is None and default is None:
+            continue
+        value = with_default["schema"]
+        if _has_null_branch(value):
+            # pydantic hands out a class's schema again (to each class that holds it): the
+            # branch is there once already.
+            continue
+        zero = core_schema.no_info_after_validator_function(
+            _made_by(factory) if factory is not None else _always(default),
+            core_schema.none_schema(),
+            metadata=_NOT_IN_JSON_SCHEMA,
+        )
+        with_default["schema"] = core_schema.union_schema(
+            [(value, _VALUE_BRANCH), (zero, _NULL_BRANCH)], mode="left_to_right", serialization=value.get("serialization")
+        )
 
 
-def _null_plan(cls: type[Model]) -> dict[str, tuple[bool, Any]]:
-    plan = _NULL_PLANS.get(cls)
-    if plan is None:
-        plan = {}
-        for name, info in cls.model_fields.items():
-            entry = (not _admits_none(info.annotation), _shape(info.annotation))
-            plan[name] = entry
-            if isinstance(info.validation_alias, str):
-                plan[info.validation_alias] = entry
-        _NULL_PLANS[cls] = plan
-    return plan
+def _has_null_branch(schema: Any) -> bool:
+    if schema.get("type") != "union":
+        return False
+    choices = schema["choices"]
+    return len(choices) == 2 and isinstance(choices[1], tuple) and choices[1][1] == _NULL_BRANCH
 
 
-def _admits_none(annotation: Any) -> bool:
-    while get_origin(annotation) is Annotated:
-        annotation = get_args(annotation)[0]
-    if annotation is Any or annotation is None or annotation is type(None):
-        return True
-    if get_origin(annotation) in (Union, UnionType):
-        return any(_admits_none(member) for member in get_args(annotation))
-    return False
+def _made_by(factory: Callable[[], Any]) -> Callable[[Any], Any]:
+    return lambda _: factory()
 
 
-def _shape(annotation: Any) -> Any:
-    annotation = strip_optional(annotation)
-    if isinstance(annotation, type) and issubclass(annotation, Model):
-        return ("model", annotation)
-    origin = get_origin(annotation)
-    if origin is list:
-        item = _shape(get_args(annotation)[0])
-        return None if item is None else ("list", item)
-    if origin is dict:
-        item = _shape(get_args(annotation)[1])
-        return None if item is None else ("map", item)
+def _always(value: Any) -> Callable[[Any], Any]:
+    return lambda _: value
+
+
+def _omit(schema: Any, handler: Any) -> Any:
+    raise PydanticOmit
+
+
+#: The null branch is not in a JSON Schema: the field's type alone is.
+_NOT_IN_JSON_SCHEMA: Any = {"pydantic_js_functions": [_omit]}
+
+
+def _model_schema(schema: Any) -> Any:
+    if schema["type"] == "model":
+        return schema if schema["schema"]["type"] == "model-fields" else None
+    if schema["type"] == "definitions":
+        return _model_schema(schema["schema"])
     return None
 
 
-def _without_nulls(cls: type[Model], document: Any) -> Any:
-    """The document (a dict of a `cls`, by JSON or Python names) without the nulls of fields
-    that cannot hold None, at any depth; the same object when it has none."""
-    if type(document) is not dict:
-        return document
-    plan = _null_plan(cls)
-    out: dict[str, Any] | None = None
-    for key, value in document.items():
-        entry = plan.get(key)
-        if entry is None:
-            continue
-        drop, shape = entry
-        if value is None:
-            if drop:
-                if out is None:
-                    out = dict(document)
-                del out[key]
-            continue
-        if shape is not None:
-            stripped = _strip_value(shape, value)
-            if stripped is not value:
-                if out is None:
-                    out = dict(document)
-                out[key] = stripped
-    return document if out is None else out
-
-
-def _strip_value(shape: Any, value: Any) -> Any:
-    kind, argument = shape
-    if kind == "model":
-        return _without_nulls(argument, value)
-    if kind == "list" and type(value) is list:
-        items = [_strip_value(argument, item) for item in value]
-        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
-    if kind == "map" and type(value) is dict:
-        entries = {key: _strip_value(argument, item) for key, item in value.items()}
-        return value if all(entries[key] is item for key, item in value.items()) else entries
-    return value
-
-
-def _json_without_nulls(cls: type[Model], data: Any) -> bytes | None:
-    """JSON text as `_without_nulls` leaves it, or None when there is no such null (or the
-    text is no JSON object): then the first decoding's error stands."""
-    if isinstance(data, str):
-        data = data.encode("utf-8", "surrogatepass")
-    elif isinstance(data, (bytearray, memoryview)):
-        data = bytes(data)
-    if not isinstance(data, bytes) or b"null" not in data:
-        return None
-    try:
-        document = pydantic_core.from_json(data)
-        stripped = _without_nulls(cls, document)
-        if stripped is document:
-            return None
-        return pydantic_core.to_json(stripped)
-    except (ValueError, RecursionError):  # not JSON, or nothing pydantic-core writes back
-        return None
-
-
 def _clean_error(err: ValidationError, cls: type[Model] | None) -> ValidationError:
-    """`err` as the field types alone would have raised it: without the errors of a QUIET
-    union branch (the managed-fields trie's, `kgen.runtime.rawjson`), or VALUE labels in
-    locations; and an unknown name given from Python says which fields there are."""
+    """`err` as the field types alone would have raised it: without the errors of the null
+    branch `_null_means_zero` adds, or its labels in locations; and an unknown name given
+    from Python says which fields there are."""
     errors = err.errors(include_url=False)
     if not any(
         e["type"] == "extra_forbidden" or _VALUE_BRANCH in e["loc"] or _NULL_BRANCH in e["loc"] for e in errors
