@@ -317,6 +317,38 @@ def test_each_field_gets_the_null_branch_once_however_many_classes_hold_its_clas
     assert shapes.Plain.from_json(b'{"st":null,"s":null}') == shapes.Plain()
 
 
+def test_null_means_zero_wherever_pydantic_validates_a_model_not_only_in_kgens_methods():
+    # The rule is in the schema: a TypeAdapter, a kgen model inside a user's model and the
+    # defaulters' decode_value apply it too, below classes of modules not built yet as well.
+    import subprocess
+    import textwrap
+
+    program = textwrap.dedent(
+        """
+        import sys
+        sys.path.insert(0, sys.argv[1])
+        from pydantic import BaseModel, TypeAdapter
+        from generated.example.v1.models import Frobber, FrobberSpec
+        from kgen.runtime.model import decode_value
+
+        manifest = "metadata:\\n  name: f\\nspec:\\n  selector:\\n    matchExpressions:\\n    - key: app\\n      operator:\\n"
+        assert Frobber.from_yaml(manifest).spec.selector.match_expressions[0].operator == ""
+        owner = Frobber.from_json(b'{"metadata":{"ownerReferences":[{"kind":"X","name":null}]}}')
+        assert owner.metadata.owner_references[0].name == ""
+
+        class Wrapper(BaseModel):
+            obj: Frobber
+
+        assert Wrapper.model_validate({"obj": {"spec": {"description": None}}}).obj.spec.description == ""
+        assert TypeAdapter(list[Frobber]).validate_python([{"spec": {"description": None}}])[0].spec.description == ""
+        assert decode_value(FrobberSpec, {"description": None}).description == ""
+        """
+    )
+    # A fresh interpreter: metav1's classes are not built yet when the first document decodes.
+    result = subprocess.run([sys.executable, "-c", program, str(REPO)], capture_output=True, text=True, cwd=REPO)
+    assert result.returncode == 0, result.stderr
+
+
 def test_null_is_no_field_the_json_schema_allows_and_unknown_fields_are_not_refused_there(shapes):
     schema = shapes.Plain.model_json_schema()
     assert schema["properties"]["s"] == {"default": "", "title": "S", "type": "string"}

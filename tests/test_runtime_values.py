@@ -154,6 +154,20 @@ def test_duration_is_a_timedelta():
     assert Duration.parse("1m30s").to_json() == "1m30s"
 
 
+def test_times_and_durations_are_plain_python_objects_besides_what_they_write():
+    import copy
+    import weakref
+
+    for value in (Time.from_datetime(datetime(2024, 1, 2, 3, 4, 5, 6, timezone.utc), 6789), Duration.parse("1m30s")):
+        assert value._kgen_json == value.to_json()  # what the msgspec models write, made once
+        assert weakref.ref(value)() is value
+        assert pickle.loads(pickle.dumps(value)) == value and copy.deepcopy(value) is value
+        value.note = "mine"  # an attribute of the caller's own
+        assert value.note == "mine"
+        with pytest.raises(AttributeError, match="no attribute 'missing'"):
+            value.missing  # noqa: B018
+
+
 def test_int_or_string():
     assert IntOrString(8080).to_json() == 8080 and IntOrString("http").to_json() == "http"
     assert IntOrString("25%").scaled_value(10, round_up=True) == 3

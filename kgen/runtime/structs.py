@@ -26,8 +26,8 @@ own rules give Go's encoding/json bytes:
   what holds kinds) finds that, and the object is written through `_kgen_to_dict` too.
 
 Where the bytes can still differ from the pydantic models': a `FieldsV1` (a managed-fields
-trie, written in C) that a program filled by hand with floats of 1e16 or more (`1e21` for
-`1e+21`) or with NaN (`null`; the pydantic models refuse it).
+trie, written by orjson in C) that a program filled by hand with NaN (`null`; the pydantic
+models refuse it).
 
 Decoding is msgspec's strict typed decoding. JSON `null` for a field Go cannot set to nil
 fails that decoding; only then is the document read again with such nulls dropped, so

@@ -81,7 +81,7 @@ class Time(datetime):
     Decoding text that is not an RFC 3339 timestamp is a ValueError; an instant outside the
     years 1-9999 in UTC is a TimeRangeError (a ValueError too)."""
 
-    __slots__ = ("_kgen_json", "__dict__")
+    __slots__ = ("_kgen_json", "__dict__", "__weakref__")
     _kgen_json: str
     """What the msgspec models' encoder writes (`kgen.runtime.structs`, which reads it in C):
     `to_json()`, made when first asked for (a time is immutable), or the text the time was
@@ -301,7 +301,7 @@ class Duration(timedelta):
     Decoding refuses, with ValueError worded as Go's, what time.ParseDuration refuses,
     including durations beyond an int64 of nanoseconds (about 292 years)."""
 
-    __slots__ = ("_kgen_json", "__dict__")
+    __slots__ = ("_kgen_json", "__dict__", "__weakref__")
     _kgen_json: str
     """What the msgspec models' encoder writes: `to_json()`, made when first asked for."""
 
