@@ -167,7 +167,7 @@ class DecodedFloat(float):
 
     @property
     def _kgen_json(self) -> msgspec.Raw:
-        text = _encode_raw(float(self))
+        text = _encode_known(float(self))
         if b"e" in text and b"e-" not in text:
             text = text.replace(b"e", b"e+")  # 1e21 -> 1e+21, as the pydantic models write it
         return msgspec.Raw(text)
@@ -337,8 +337,6 @@ _json_of = operator.attrgetter("_kgen_json")
 _orjson_dumps = orjson.dumps
 _encode_known = msgspec.json.Encoder(enc_hook=_json_of, order="deterministic").encode
 _encode_any = msgspec.json.Encoder(enc_hook=_encode_hook, order="deterministic").encode
-_encode_raw = msgspec.json.Encoder(enc_hook=_encode_hook).encode
-"""Raw JSON keeps its own key order, as Go writes raw bytes back."""
 
 
 def _fields_json(holder: FieldsV1) -> msgspec.Raw:

@@ -75,6 +75,16 @@ def _as_utc(value: datetime) -> datetime:
         ) from None
 
 
+def _kgen_json_when_asked(self: Any, name: str) -> str:
+    """`__getattr__` of the times and durations: only an attribute not set yet gets here, and
+    `_kgen_json` (the text the msgspec models write) is made once."""
+    if name == "_kgen_json":
+        text: str = self.to_json()
+        self._kgen_json = text
+        return text
+    raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
 class Time(datetime):
     """A timestamp with second precision on the wire; always timezone-aware (UTC).
 
@@ -119,12 +129,7 @@ class Time(datetime):
     def is_zero(self) -> bool:
         return False
 
-    def __getattr__(self, name: str) -> str:
-        # Only an attribute not set yet gets here: `_kgen_json`, made once.
-        if name == "_kgen_json":
-            text = self._kgen_json = self.to_json()
-            return text
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    __getattr__ = _kgen_json_when_asked
 
     def __eq__(self, other: object) -> bool:
         equal = datetime.__eq__(self, other)
@@ -337,12 +342,7 @@ class Duration(timedelta):
     def is_zero(self) -> bool:
         return not self
 
-    def __getattr__(self, name: str) -> str:
-        # Only an attribute not set yet gets here: `_kgen_json`, made once.
-        if name == "_kgen_json":
-            text = self._kgen_json = self.to_json()
-            return text
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    __getattr__ = _kgen_json_when_asked
 
     def __copy__(self) -> Duration:
         return self
