@@ -21,10 +21,11 @@ Each is decoded from the JSON bytes an API server sends by
 
 Then encoding to Python data and to JSON, deep copies, and the memory a decoded object
 holds (tracemalloc). The encode-to-JSON target is `orjson.dumps` of the equivalent dict.
-Times are per call, the best of several rounds of many calls; the garbage collector runs
-as it would in an operator. The objects encoded and copied are each library's second
-decode, made in turn (`decoded_alternately`), and the msgspec backend's part runs in an
-interpreter of its own: where an object lands in a heap that other objects left holes in
+Times are per call, the best of several rounds of many calls, the rounds of the libraries
+compared on a row taken in turn (so that a busy spell of a shared machine slows them all,
+not whichever ran then); the garbage collector runs as it would in an operator. The
+objects encoded and copied are each library's second decode, made in turn
+(`decoded_alternately`), and the msgspec backend's part runs in an interpreter of its own: where an object lands in a heap that other objects left holes in
 changes its encode time by up to 20%, and it should not be the order of the rows.
 """
 
@@ -194,6 +195,29 @@ def plain_pydantic_models(*roots: type) -> dict[type, type]:
 
 def per_call(function: Callable[[], Any], rounds: int = 5, min_round: float = 0.1) -> float:
     """Seconds per call: the best of `rounds` rounds of enough calls to last `min_round`."""
+    return per_call_side_by_side([function], rounds, min_round)[0]
+
+
+def per_call_side_by_side(
+    functions: list[Callable[[], Any]], rounds: int = 5, min_round: float = 0.1
+) -> list[float]:
+    """Seconds per call of each function: the best of `rounds` rounds each, the rounds of the
+    functions taken in turn. On a shared machine the speed changes from one second to the
+    next; measured in turn, every contender sees the same slow and fast spells, so their
+    ratios hold where times measured one after the other would not."""
+    calls = [_calls_per_round(function, min_round) for function in functions]
+    best = [float("inf")] * len(functions)
+    for _ in range(rounds):
+        for index, (function, count) in enumerate(zip(functions, calls, strict=True)):
+            start = time.perf_counter()
+            for _ in range(count):
+                function()
+            best[index] = min(best[index], (time.perf_counter() - start) / count)
+    return best
+
+
+def _calls_per_round(function: Callable[[], Any], min_round: float) -> int:
+    """How many calls of `function` last `min_round` seconds."""
     function()
     calls = 1
     while True:
@@ -202,16 +226,9 @@ def per_call(function: Callable[[], Any], rounds: int = 5, min_round: float = 0.
             function()
         elapsed = time.perf_counter() - start
         if elapsed >= min_round:
-            break
+            return calls
         # Enough calls to last min_round (with a margin), at least twice as many as before.
         calls = max(calls * 2, int(min_round / max(elapsed, 1e-9) * calls * 1.2))
-    best = elapsed / calls
-    for _ in range(rounds - 1):
-        start = time.perf_counter()
-        for _ in range(calls):
-            function()
-        best = min(best, (time.perf_counter() - start) / calls)
-    return best
 
 
 def held_bytes(decode: Callable[[], Any], copies: int = 20) -> float:
@@ -300,36 +317,37 @@ def run(k8s_api: Path, rounds: int = 5) -> list[str]:
         def row(name: str, kgen: float | None, *others: float | None) -> None:
             lines.append(f"  {name:<34}" + "".join(f"{_format(t):>{w}}" for t, w in zip((kgen, *others), (11, 13, 12, 11, 11))))
 
-        timed = {
+        contenders = {
             "decode": (
-                per_call(lambda: ours.from_json(body), rounds),
-                per_call(lambda: official(body, official_kind), rounds),
-                per_call(lambda: light_decoders.decode_object(body, light), rounds),
-                per_call(lambda: plain_cls.model_validate_json(body), rounds),
+                lambda: ours.from_json(body),
+                lambda: official(body, official_kind),
+                lambda: light_decoders.decode_object(body, light),
+                lambda: plain_cls.model_validate_json(body),
                 None,
             ),
             "encode to Python data": (
-                per_call(decoded.to_dict, rounds),
-                per_call(lambda: api_client.sanitize_for_serialization(theirs), rounds),
-                per_call(light_obj.to_dict, rounds),
-                per_call(lambda: plain_obj.model_dump(by_alias=True, exclude_unset=True), rounds),
+                decoded.to_dict,
+                lambda: api_client.sanitize_for_serialization(theirs),
+                light_obj.to_dict,
+                lambda: plain_obj.model_dump(by_alias=True, exclude_unset=True),
                 None,
             ),
             "encode to JSON": (
-                per_call(decoded.to_json, rounds),
-                per_call(lambda: json.dumps(api_client.sanitize_for_serialization(theirs)), rounds),
-                per_call(lambda: light_decoders.msgspec.json.encode(light_obj), rounds),
-                per_call(lambda: plain_obj.model_dump_json(by_alias=True, exclude_unset=True), rounds),
-                per_call(lambda: orjson.dumps(as_dict), rounds),
+                decoded.to_json,
+                lambda: json.dumps(api_client.sanitize_for_serialization(theirs)),
+                lambda: light_decoders.msgspec.json.encode(light_obj),
+                lambda: plain_obj.model_dump_json(by_alias=True, exclude_unset=True),
+                lambda: orjson.dumps(as_dict),
             ),
             "deep copy": (
-                per_call(decoded.deep_copy, rounds),
-                per_call(lambda: copy.deepcopy(theirs), rounds),
-                per_call(lambda: light.from_dict(light_obj.to_dict()), rounds),  # lightkube has no deep copy of its own
-                per_call(lambda: plain_obj.model_copy(deep=True), rounds),
+                decoded.deep_copy,
+                lambda: copy.deepcopy(theirs),
+                lambda: light.from_dict(light_obj.to_dict()),  # lightkube has no deep copy of its own
+                lambda: plain_obj.model_copy(deep=True),
                 None,
             ),
         }
+        timed = {name: _side_by_side(functions, rounds) for name, functions in contenders.items()}
         for name, values in timed.items():
             row(name, *values)
         memory = (
@@ -355,6 +373,13 @@ def run(k8s_api: Path, rounds: int = 5) -> list[str]:
     lines.extend(ratios)
     lines.extend(_section_in_own_process("msgspec", k8s_api, rounds))
     return lines
+
+
+def _side_by_side(functions: tuple[Callable[[], Any] | None, ...], rounds: int) -> tuple[float | None, ...]:
+    """`per_call_side_by_side` of the functions given; None where a column has none."""
+    given = [function for function in functions if function is not None]
+    times = iter(per_call_side_by_side(given, rounds))
+    return tuple(None if function is None else next(times) for function in functions)
 
 
 def decoded_alternately(*decoders: Callable[[], Any]) -> list[Any]:
@@ -423,7 +448,7 @@ def msgspec_models(k8s_api: Path, rounds: int = 5) -> list[str]:
         lines.append(f"{label} ({len(body) / 1024:.1f} KiB of JSON)")
         ratio: dict[str, float] = {}
         for name, (kgen, theirs) in timed.items():
-            ours_time, their_time = per_call(kgen, rounds), per_call(theirs, rounds)
+            ours_time, their_time = per_call_side_by_side([kgen, theirs], rounds)
             ratio[name] = ours_time / their_time
             lines.append(f"  {name:<34}{_format(ours_time):>11}{_format(their_time):>12}{ratio[name]:>7.2f}x")
         memory = (held_bytes(lambda: ours.from_json(body)), held_bytes(lambda: light_decoders.decode_object(body, light)))
