@@ -25,8 +25,9 @@ Times are per call, the best of several rounds of many calls, the rounds of the 
 compared on a row taken in turn (so that a busy spell of a shared machine slows them all,
 not whichever ran then); the garbage collector runs as it would in an operator. The
 objects encoded and copied are each library's second decode, made in turn
-(`decoded_alternately`), and the msgspec backend's part runs in an interpreter of its own: where an object lands in a heap that other objects left holes in
-changes its encode time by up to 20%, and it should not be the order of the rows.
+(`decoded_alternately`), and the msgspec backend's part runs in an interpreter of its
+own: where an object lands in a heap that other objects left holes in changes its encode
+time by up to 20%, and it should not be the order of the rows.
 """
 
 from __future__ import annotations
@@ -193,16 +194,11 @@ def plain_pydantic_models(*roots: type) -> dict[type, type]:
 # -- timing ------------------------------------------------------------------------------
 
 
-def per_call(function: Callable[[], Any], rounds: int = 5, min_round: float = 0.1) -> float:
-    """Seconds per call: the best of `rounds` rounds of enough calls to last `min_round`."""
-    return per_call_side_by_side([function], rounds, min_round)[0]
-
-
 def per_call_side_by_side(
     functions: list[Callable[[], Any]], rounds: int = 5, min_round: float = 0.1
 ) -> list[float]:
-    """Seconds per call of each function: the best of `rounds` rounds each, the rounds of the
-    functions taken in turn. On a shared machine the speed changes from one second to the
+    """Seconds per call of each function: the best of `rounds` rounds of enough calls to last
+    `min_round`, the rounds of the functions taken in turn. On a shared machine the speed changes from one second to the
     next; measured in turn, every contender sees the same slow and fast spells, so their
     ratios hold where times measured one after the other would not."""
     calls = [_calls_per_round(function, min_round) for function in functions]
