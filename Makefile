@@ -4,7 +4,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kgen-installed
 
-.PHONY: generate verify test servers fuzz bench bootstrap-runtime clean
+# The other Pythons kgen supports (pyproject's requires-python); `make pythons` gives each an
+# environment .venv-X.Y when the interpreter is on the machine (on PATH or under pyenv).
+OTHER_PYTHONS := 3.12 3.13
+
+.PHONY: generate verify test test-pythons pythons servers fuzz bench bootstrap-runtime clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,9 +32,28 @@ servers:
 		SUDO=$$( [ "$$(id -u)" -ne 0 ] && echo sudo ); \
 		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq etcd-server >/dev/null; }
 
+## Environments of the other supported Pythons, in which tests/test_python_versions.py
+## generates and compares bytes (skipped where an interpreter is missing).
+pythons: $(STAMP)
+	@for v in $(OTHER_PYTHONS); do \
+		env=.venv-$$v; \
+		if [ -f $$env/.kgen-installed ] && [ $$env/.kgen-installed -nt pyproject.toml ]; then continue; fi; \
+		interpreter=$$(command -v python$$v || ls -d $$HOME/.pyenv/versions/$$v.*/bin/python$$v 2>/dev/null | tail -n 1); \
+		if [ -z "$$interpreter" ]; then echo "python$$v not found: its tests are skipped"; continue; fi; \
+		test -x $$env/bin/python || $$interpreter -m venv $$env; \
+		$$env/bin/python -m pip install --quiet --upgrade pip && \
+		$$env/bin/python -m pip install --quiet -e '.[dev]' && touch $$env/.kgen-installed || exit 1; \
+	done
+
 ## Run the whole test suite.
-test: $(STAMP) servers
+test: $(STAMP) servers pythons
 	$(BIN)/python -m pytest -q
+
+## The whole suite again on each other supported Python found (CI runs it after `make test`).
+test-pythons: pythons servers
+	@for v in $(OTHER_PYTHONS); do \
+		if [ -x .venv-$$v/bin/python ]; then echo "== Python $$v"; .venv-$$v/bin/python -m pytest -q -p no:cacheprovider || exit 1; fi; \
+	done
 
 ## Fuzz kgen with thousands of mutated API sources (RUNS=N, SEED=N); prints what broke.
 fuzz: $(STAMP)
@@ -48,4 +71,4 @@ bootstrap-runtime: $(STAMP)
 	$(BIN)/kgen bootstrap-runtime
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache
+	rm -rf $(VENV) $(addprefix .venv-,$(OTHER_PYTHONS)) build dist *.egg-info .pytest_cache

@@ -203,10 +203,13 @@ def test_scheme_decode_limits_the_body_as_the_api_server_does():
     assert len(SCHEME.decode(body, max_bytes=None).object.spec.description) == MAX_REQUEST_BODY_BYTES
 
 
+DEEP_UNKNOWN_FIELD = with_value("spec.x", b"[" * 1000 + b"]" * 1000)
+
+
 @pytest.mark.parametrize(
     "data",
     [
-        with_value("spec.x", b"[" * 1000 + b"]" * 1000),
+        DEEP_UNKNOWN_FIELD,
         with_value("metadata.generation", b"1" * 5000),
         with_value("spec.config", b"NaN"),
         with_value("spec.config", b"1e400"),
@@ -219,8 +222,14 @@ def test_scheme_decode_limits_the_body_as_the_api_server_does():
     ],
 )
 def test_model_decoders_raise_only_validation_errors(frobbers, data):
-    with pytest.raises(frobbers.error):
+    try:
         frobbers.Frobber.from_json(data)
+    except frobbers.error:
+        return
+    # msgspec skips an unknown field without a depth limit of its own: Python 3.12 and later
+    # let its C parser go deeper than 3.11 does, and then it ignores the field as Go does
+    # (Go reads 10,000 levels); the pydantic models' parser stops at 200 on every Python.
+    assert frobbers.backend == "msgspec" and sys.version_info >= (3, 12) and data == DEEP_UNKNOWN_FIELD
 
 
 class _Frobbers:

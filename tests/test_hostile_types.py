@@ -54,15 +54,17 @@ def test_a_chain_of_150_structs_generates_and_imports(cli, tmp_path):
 def test_a_type_nested_deeper_than_kgen_supports_is_an_error_at_its_place(cli, tmp_path):
     result, gen = _generate(cli, tmp_path, "package v1\n\ntype A struct {\n\tX " + "[]" * 600 + "string `json:\"x\"`\n}\n")
     assert result.exit_code == 2
-    assert "apis/ex/v1/types.go:4:70: error: this type nests more than 32 levels deep" in result.output
+    assert "apis/ex/v1/types.go:4:46: error: this type nests more than 20 levels deep" in result.output
     assert not (tmp_path / gen).exists()
 
 
-def test_a_type_nested_32_levels_deep_generates_and_round_trips(cli, tmp_path):
-    result, gen = _generate(cli, tmp_path, "package v1\n\ntype A struct {\n\tX " + "[]map[string]" * 16 + "int32 `json:\"x\"`\n}\n")
+def test_a_type_nested_20_levels_deep_generates_and_round_trips(cli, tmp_path):
+    """20 levels, kgen's limit: every generated module compiles on each supported Python (the
+    compilers of 3.12 and 3.13 crash on comprehensions nested 21 deep)."""
+    result, gen = _generate(cli, tmp_path, "package v1\n\ntype A struct {\n\tX " + "[]map[string]" * 10 + "int32 `json:\"x\"`\n}\n")
     assert result.exit_code == 0, result.output
     value = 7
-    for _ in range(16):
+    for _ in range(10):
         value = [{"k": value}]
     out = _import_in_a_fresh_interpreter(
         tmp_path,

@@ -19,6 +19,8 @@ from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
 from kgen.generators.python import ModuleContext, package_file, package_sources, py_string
 from kgen.ir.model import Package, TypeDef, Universe
+from kgen.ir.names import python_method
+from kgen.runtime.client import resource as client_runtime
 from kgen.render import GeneratedFile, render_python
 
 NAME = "client"
@@ -125,14 +127,26 @@ def _namespaced(typedef: TypeDef) -> bool:
     return not (typedef.has_marker("genclient:nonNamespaced") or scope == "Cluster")
 
 
-def _extra_methods(typedef: TypeDef) -> list[ExtraMethod]:
+def _class_names(mixins: list[str]) -> frozenset[str]:
+    """What a kind's client class has before its `+genclient:method`s: the attributes of its
+    runtime mixins, which an extra method of the same name would replace."""
+    classes = [getattr(client_runtime, m) for m in mixins] or [client_runtime._Client]
+    return frozenset(name for cls in classes for klass in cls.__mro__ for name in vars(klass))
+
+
+# What the group clients (`Client`, `AsyncClient`) have beside one accessor per kind.
+_GROUP_CLIENT_NAMES = frozenset({"transport", "from_config"})
+
+
+def _extra_methods(typedef: TypeDef, taken: frozenset[str] = frozenset()) -> list[ExtraMethod]:
     out = []
     for marker in typedef.markers:
         if marker.name != "genclient:method":
             continue
         name, _, rest = str(marker.value).partition(",")
         args = dict(part.split("=", 1) for part in rest.split(",") if "=" in part)
-        out.append(ExtraMethod(_snake(name.strip()), args.get("verb", "get"), args.get("subresource", "")))
+        method = python_method(_snake(name.strip()), taken)
+        out.append(ExtraMethod(method, args.get("verb", "get"), args.get("subresource", "")))
     return out
 
 
@@ -206,8 +220,8 @@ def _client_file(universe: Universe, package: Package) -> GeneratedFile:
                 async_mixins=[f"_Async{m}[{models}.{typedef.python_name}, {list_model}]" for m in mixins],
                 doc=f"{name} of {package.group or 'the core group'}/{package.version}"
                     f"{' (namespaced)' if _namespaced(typedef) else ' (cluster-scoped)'}: {typedef.name} objects.",
-                extra=_extra_methods(typedef),
-                accessor=re.sub(r"[^a-z0-9_]", "_", name.lower()),
+                extra=_extra_methods(typedef, _class_names(mixins)),
+                accessor=python_method(name.lower(), _GROUP_CLIENT_NAMES),
             )
         )  # fmt: skip
     for name in ("Resource", "_Client", "_AsyncClient"):

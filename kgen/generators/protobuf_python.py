@@ -19,7 +19,6 @@ compiled modules once, in the pydantic runtime, which the struct runtime's conve
 
 from __future__ import annotations
 
-import keyword
 import re
 import tempfile
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from kgen.generators.models_msgspec import StructsContext, field_plan, item_null
 from kgen.generators.protobuf import Message, Plan, ProtoFile, render_proto, shape
 from kgen.generators.python import ModuleContext, module_context, package_file, package_sources, py_string, underlying
 from kgen.ir.build import RUNTIME_PACKAGE
+from kgen.ir.names import PYTHON_KEYWORDS
 from kgen.ir.model import Field, Member, Package, TypeDef, Universe
 from kgen.render import GeneratedFile, header, render_python
 from kgen.runtime.protobuf import WELL_KNOWN
@@ -76,6 +76,11 @@ def strict_stub(text: str) -> str:
     `**kwargs` it adds for fields named like Python keywords are `Any`."""
     text = re.sub(r"\b_Mapping(?=\])", "_Mapping[str, _Any]", text)
     text = re.sub(r"\*\*kwargs\b(?!:)", "**kwargs: _Any", text)
+    # A message named like a Python keyword (a Go type `and`) is reachable only through
+    # getattr: its class statement cannot be written, and references to it are `Any`.
+    text = re.sub(r"^class (\w+)\(_message\.Message\):\n(?:(?:    .*)?\n)*?(?=\S|\Z)",
+                  lambda m: "" if m.group(1) in PYTHON_KEYWORDS else m.group(0), text, flags=re.M)
+    text = re.sub(r"globals\(\)\['(\w+)'\]", "_Any", text)
     if "_Any" in text:
         typing_import = re.compile(r"^from typing import ", re.M)
         if typing_import.search(text):
@@ -107,6 +112,9 @@ def _point_imports(text: str, context: ModuleContext, packages: list[Package]) -
 class ConverterView:
     name: str
     message: str
+    """The message class, as an expression."""
+    message_type: str
+    """The message class, as an annotation."""
     to_lines: list[str]
     from_lines: list[str]
     present: list[str] | None
@@ -197,7 +205,10 @@ class _Writer:
                 from_lines.append(f"values[{py_string(f.python_name)}] = {self.default(typedef, f)}")
         return ConverterView(
             name=typedef.python_name,
-            message=f"{self.pb2()}.{message.name}",
+            message=_attribute(self.pb2(), message.name),
+            # protoc's stub cannot declare a class named like a Python keyword (a Go type `and`)
+            message_type=(self.context.python_class("typing:Any")
+                          if message.name in PYTHON_KEYWORDS else f"{self.pb2()}.{message.name}"),
             to_lines=to_lines,
             from_lines=from_lines,
             present=None if self.structs else sorted(covered),
@@ -374,11 +385,11 @@ def wire_items(universe: Universe, typedef: TypeDef):
 
 def _attribute(msg: str, name: str) -> str:
     """`msg.name`, or getattr for proto names that are Python keywords (`continue`)."""
-    return f"getattr({msg}, {py_string(name)})" if keyword.iskeyword(name) else f"{msg}.{name}"
+    return f"getattr({msg}, {py_string(name)})" if name in PYTHON_KEYWORDS else f"{msg}.{name}"
 
 
 def _assign(msg: str, name: str, value: str) -> str:
-    return f"setattr({msg}, {py_string(name)}, {value})" if keyword.iskeyword(name) else f"{msg}.{name} = {value}"
+    return f"setattr({msg}, {py_string(name)}, {value})" if name in PYTHON_KEYWORDS else f"{msg}.{name} = {value}"
 
 
 def _indent(lines: list[str], depth: int = 1) -> list[str]:

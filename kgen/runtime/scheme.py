@@ -25,7 +25,6 @@ from pydantic import BaseModel, ValidationError
 
 from kgen.runtime.conversion import DEFAULT_SCOPE, Scope
 from kgen.runtime.model import strip_optional
-from kgen.runtime.rawjson import MAX_DEPTH
 
 if TYPE_CHECKING:
     from kgen.runtime.apimachinery.meta.v1.models import Status
@@ -35,6 +34,11 @@ INTERNAL_VERSION = "__internal"
 
 #: The API server's default limit on a request body (its MaxRequestBodyBytes, 3 MiB).
 MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
+
+#: How deep a request body may nest. Go reads 10,000 levels; Python's JSON parser recurses,
+#: and how far it gets depends on the interpreter (3.11 stops near 1,000, 3.12 goes further),
+#: so the limit is set here, the same on every Python.
+MAX_DOCUMENT_DEPTH = 512
 
 _KUBE_VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
 
@@ -272,7 +276,7 @@ class Scheme:
         Raises only `APIError`: 413 RequestEntityTooLarge for data longer than `max_bytes`
         (the API server's default request body limit; None for no limit), else 400 BadRequest
         for anything that is not a valid object of a registered kind: not JSON (NaN and
-        Infinity are not JSON), nested deeper than the JSON decoder reads (`MAX_DEPTH`),
+        Infinity are not JSON), nested deeper than `MAX_DOCUMENT_DEPTH`,
         strict field errors, values of the wrong type or out of range (causes name their
         fields, `spec.ports[0].port`, on pydantic models and msgspec structs alike)."""
         mode = FieldValidation(field_validation)
@@ -290,9 +294,11 @@ class Scheme:
             problem = "a number has more than 4300 digits" if "integer string conversion" in str(err) else err
             raise bad_request(f"invalid JSON: {problem}") from None
         except RecursionError:  # the standard library's parser recurses; the limit is far below it
-            raise bad_request(f"invalid JSON: nested more than {MAX_DEPTH} levels deep") from None
+            raise bad_request(f"invalid JSON: nested more than {MAX_DOCUMENT_DEPTH} levels deep") from None
         if not isinstance(document, dict):
             raise bad_request("the object must be a JSON object")
+        if raw.count(b"[") + raw.count(b"{") > MAX_DOCUMENT_DEPTH and _deeper_than(document, MAX_DOCUMENT_DEPTH):
+            raise bad_request(f"invalid JSON: nested more than {MAX_DOCUMENT_DEPTH} levels deep")
         api_version, kind = document.get("apiVersion"), document.get("kind")
         if not isinstance(kind, str) or not kind:
             raise bad_request(f"Object 'Kind' is missing in '{_excerpt(raw)}'")
@@ -566,6 +572,18 @@ def _json_path(loc: tuple[int | str, ...]) -> str:
 def _excerpt(raw: bytes) -> str:
     text = raw[:400].decode("utf-8", "replace")
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _deeper_than(document: Any, limit: int) -> bool:
+    """Whether decoded JSON nests more than `limit` lists and objects deep (no recursion)."""
+    stack = [(document, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = value.values() if isinstance(value, dict) else value
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
 
 
 def _not_json(constant: str) -> Any:

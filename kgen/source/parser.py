@@ -42,10 +42,12 @@ def _comment_query():
     return tree_sitter.QueryCursor(tree_sitter.Query(language, "(comment) @comment"))
 
 
-MAX_TYPE_NESTING = 32
+MAX_TYPE_NESTING = 20
 """Levels one type expression may nest (`[]map[string]*[]T` is four). Real API types use a
 handful; a generated Python annotation nests as deep, and Python's parser, pydantic and
-every generated walk over the value follow it level by level."""
+every generated walk over the value follow it level by level: the generated copies and
+encoders nest a comprehension per level, and the compilers of Python 3.12 and 3.13 crash on
+comprehensions nested more than 20 deep."""
 
 
 class TypeNestingError(Exception):
