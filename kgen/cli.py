@@ -24,7 +24,7 @@ from kgen import __version__, deepstack
 from kgen.console import NORMAL, QUIET, VERBOSE, Console
 from kgen.diagnostics import InputError
 from kgen.emit import EmitError, Mode, emit
-from kgen.generators import GENERATORS, PLANNED, RUNTIME_GENERATORS
+from kgen.generators import GENERATORS, HOMES, PLANNED, RUNTIME_GENERATORS
 from kgen.markers.registry import REGISTRY
 from kgen.options import MODEL_BACKENDS, Options, OptionsError, find_config, resolve_options
 
@@ -235,15 +235,15 @@ def generate(
     if options.strict and shown:
         _console.error(f"{shown} warning{'s' if shown != 1 else ''}, and warnings are errors (--strict); nothing was written")
         sys.exit(EXIT_INPUT)
-    targets = [(options.output, result.files, options.selected)]
+    targets = [(options.output, result.files, options.selected, HOMES)]
     if options.crd_output is not None and "crd" in options.selected:
         # CRDs in a directory of their own (kubebuilder's config/crd/bases), like controller-gen's
         # output:crd:artifacts:config: written, checked and cleaned as a second output root.
-        crds = [dataclasses.replace(f, path=f.path.removeprefix("crds/")) for f in result.files if f.generator == "crd"]
+        crds = [dataclasses.replace(f, path=f.path.removeprefix(HOMES["crd"])) for f in result.files if f.generator == "crd"]
         rest = [f for f in result.files if f.generator != "crd"]
         targets = [
-            (options.output, rest, tuple(g for g in options.selected if g != "crd")),
-            (options.crd_output, crds, ("crd",)),
+            (options.output, rest, tuple(g for g in options.selected if g != "crd"), HOMES),
+            (options.crd_output, crds, ("crd",), {"crd": ""}),
         ]
     _emit(targets, verify_only, options.input, force)
 
@@ -254,9 +254,12 @@ def _emit(targets, verify_only: bool, input_dir: Path, force: bool = False) -> N
     mode = Mode.CHECK if verify_only else Mode.WRITE
     _console.progress("checking" if verify_only else "writing")
     if mode is Mode.WRITE and len(targets) > 1:
-        for root, files, scope in targets:
-            emit(files, root, Mode.CHECK, scope, input_dir=input_dir, force=force)
-    reports = [emit(files, root, mode, scope, input_dir=input_dir, force=force) for root, files, scope in targets]
+        for root, files, scope, homes in targets:
+            emit(files, root, Mode.CHECK, scope, input_dir=input_dir, force=force, homes=homes)
+    reports = [
+        emit(files, root, mode, scope, input_dir=input_dir, force=force, homes=homes)
+        for root, files, scope, homes in targets
+    ]
     _console.clear_progress()
     for report in reports:
         for diff in report.diffs:
@@ -471,7 +474,7 @@ def bootstrap_runtime(verify_only: bool) -> None:
     for options in runtime_options():
         result = pipeline.generate(options, bootstrap=True)
         _console.warnings(result.diagnostics)
-        targets.append((options.output, result.files, options.selected))
+        targets.append((options.output, result.files, options.selected, {}))
     _emit(targets, verify_only, WELLKNOWN_ROOT)
 
 

@@ -30,7 +30,7 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -258,10 +258,18 @@ def _check_writable(root: Path, targets: list[str]) -> None:
 # -- orphans --------------------------------------------------------------------------------
 
 
-def _orphans(existing: dict[str, _Entry], produced: set[str], scope: tuple[str, ...]) -> list[str]:
+def _orphans(
+    existing: dict[str, _Entry], produced: set[str], scope: tuple[str, ...], homes: Mapping[str, str]
+) -> list[str]:
     owned = {str(PurePosixPath(p).parent) for p in produced}
     ours = {p for p, e in existing.items() if e.kind == "kgen" and e.generator in scope}
     orphans = {p for p in ours if p not in produced and str(PurePosixPath(p).parent) in owned}
+    # Anywhere in a directory that only one generator writes (`homes`): a file of that
+    # generator this run does not produce (a renamed group's OpenAPI, a removed kind's CRD).
+    orphans.update(
+        p for p in ours
+        if p not in produced and (home := homes.get(existing[p].generator or "")) is not None and p.startswith(home)
+    )  # fmt: skip
     # A package directory below one this run writes into, all of whose files are kgen's
     # files of this run's generators (and none produced): a package removed from the API.
     files_below: dict[str, list[str]] = {}
@@ -421,13 +429,16 @@ def emit(
     scope: tuple[str, ...],
     input_dir: Path | None = None,
     force: bool = False,
+    homes: Mapping[str, str] | None = None,
 ) -> Report:
     """Write or check `files` under `root`. `scope` names the generators of this run:
-    only their files can be reported or removed as orphans."""
+    only their files can be reported or removed as orphans; `homes` names the directories
+    (relative to `root`, "" for all of it) that hold one generator's files only."""
+    homes = homes or {}
     check_paths(files)
     check_root(root, input_dir, force)
     if mode is Mode.CHECK:
-        return _compare(files, root, mode, scope, _scan(root), interrupted(root))
+        return _compare(files, root, mode, scope, _scan(root), interrupted(root), homes)
     try:
         root.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -436,7 +447,7 @@ def emit(
         raise EmitError(f"cannot write into {display_path(root)}: permission denied")
     with _locked(root):
         recover(root)
-        report = _compare(files, root, mode, scope, _scan(root), False)
+        report = _compare(files, root, mode, scope, _scan(root), False, homes)
         changed = [f for f in sorted(files, key=lambda f: f.path) if f.path in set(report.missing) | set(report.stale)]
         try:
             _write_all(root, changed, report.orphaned)
@@ -449,14 +460,20 @@ def emit(
 
 
 def _compare(
-    files: list[GeneratedFile], root: Path, mode: Mode, scope: tuple[str, ...], existing: dict[str, _Entry], pending: bool
+    files: list[GeneratedFile],
+    root: Path,
+    mode: Mode,
+    scope: tuple[str, ...],
+    existing: dict[str, _Entry],
+    pending: bool,
+    homes: Mapping[str, str],
 ) -> Report:
     _preflight(root, files, existing)
     if mode is Mode.WRITE:
         _check_writable(root, [f.path for f in files])
     report = Report(interrupted=pending)
     produced = {f.path for f in files}
-    report.orphaned = _orphans(existing, produced, scope)
+    report.orphaned = _orphans(existing, produced, scope, homes)
     for generated in sorted(files, key=lambda f: f.path):
         if generated.path not in existing:
             report.missing.append(generated.path)

@@ -1010,3 +1010,11 @@ def test_a_valid_condition_in_a_custom_resource_status_validates(generate_projec
         )
     )
     assert [str(e) for e in validation.validate_Widget(widget)] == []
+
+
+def test_quantities_in_json_are_trimmed_as_go_reads_them(frobbers):
+    """Quantity.UnmarshalJSON trims spaces before parsing; ParseQuantity (the constructor) does not."""
+    obj = frobbers.Frobber.from_json(with_value("spec.resources", b'{"cpu": " 1 ", "memory": "\\t2Gi"}'))
+    assert obj.spec.resources == {"cpu": Quantity("1"), "memory": Quantity("2Gi")}
+    with pytest.raises(QuantityError):
+        Quantity(" 1")

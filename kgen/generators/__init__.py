@@ -55,6 +55,11 @@ CHECKS: dict[str, Callable[[Universe, Diagnostics], None]] = {
     client.NAME: client.check,
 }
 
+#: The directories of the output root that hold one generator's files and nothing else:
+#: a file of that generator there that a run does not produce is an orphan, wherever it is
+#: (a renamed group's OpenAPI document, the CRD of a removed kind).
+HOMES: dict[str, str] = {openapi.NAME: openapi.HOME, crd.NAME: crd.HOME}
+
 #: Generators of schemas and IDL (not Python modules).
 SCHEMA_GENERATORS = ("openapi", "crd", "protobuf")
 

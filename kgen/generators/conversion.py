@@ -555,15 +555,49 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
                     + f". Write in {hooks_file}:\n\n"
                     + _signature_example(direction),
                 )
-        if pending:
-            doc = next((f for f in module.home.files if f.rsplit("/", 1)[-1] == "doc.go"), None)
-            where = Position(doc or (module.home.files[0] if module.home.files else module.home.import_path))
-            diagnostics.warning(
-                where,
-                f"{len(pending)} conversion{'s' if len(pending) != 1 else ''} of {module.home.import_path} need "
-                f"hand-written hooks in {hooks_file}; until they are written they raise ConversionError: "
-                + ", ".join(pending),
-            )
+        _check_pending(module, pending, hooks_file, diagnostics)
+    _check_marked_without_conversion(universe, diagnostics)
+
+
+def _check_marked_without_conversion(universe: Universe, diagnostics: Diagnostics) -> None:
+    """A package whose conversion-gen markers produce no conversion says why, at the marker."""
+    homes = {pair.home.import_path for pair in pairs(universe)}
+    for package in universe.generated_packages:
+        if package.role != "api" or package.internal or package.import_path in homes:
+            continue
+        marker = package.marker("k8s:conversion-gen-external-types") or package.marker("k8s:conversion-gen")
+        if marker is None or "/" not in str(marker.value):
+            continue
+        external = _external_types(universe, package) or package
+        hub = _hub_by_marker(universe, package)
+        if not isinstance(hub, Package):
+            candidates = [p for p in universe.generated_packages if p.internal and p.group == package.group and p.role == "api"]
+            hub = candidates[0] if len(candidates) == 1 else None
+        if hub is None:
+            why = "no hub: name one with +k8s:conversion-gen=<import path of the internal package>"
+        elif hub.import_path == external.import_path:
+            why = f"its types and its hub are the same package ({hub.import_path})"
+        else:
+            why = f"{external.import_path} and its hub {hub.import_path} have no struct type of the same name"
+        diagnostics.warning(Position.parse(marker.position), f"{package.import_path} gets no conversion functions: {why}")
+
+
+def _check_pending(module, pending: list[str], hooks_file: str, diagnostics: Diagnostics) -> None:
+    """One warning per package for the hooks its Go code (or an implicit hub) leaves to write."""
+    if not pending:
+        return
+    marker = module.home.marker("k8s:conversion-gen")
+    if marker is not None:
+        where = Position.parse(marker.position)
+    else:
+        doc = next((f for f in module.home.files if f.rsplit("/", 1)[-1] == "doc.go"), None)
+        where = Position(doc or (module.home.files[0] if module.home.files else module.home.import_path), 1, 1)
+    diagnostics.warning(
+        where,
+        f"{len(pending)} conversion{'s' if len(pending) != 1 else ''} of {module.home.import_path} need "
+        f"hand-written hooks in {hooks_file}; until they are written they raise ConversionError: "
+        + ", ".join(pending),
+    )
 
 
 def _hooks_file(package: Package) -> str:
@@ -644,6 +678,8 @@ def _file(universe: Universe, module: _Module) -> GeneratedFile:
         context.python_class("kgen.runtime.conversion:ConversionError") if any(v.pending for v in views) else None
     )
     callable_, any_ = context.stdlib("collections.abc", "Callable"), context.stdlib("typing", "Any")
+    mapping = context.stdlib("collections.abc", "Mapping")
+    lazy_mapping = context.python_class("kgen.runtime.conversion:LazyMapping")
     called = [
         (v.direction.hook_name, f"src: {v.source_class}, dst: {v.target_class}, scope: {scope}", "object")
         for v in views
@@ -671,6 +707,8 @@ def _file(universe: Universe, module: _Module) -> GeneratedFile:
         mark_set=mark_set,
         callable=callable_,
         any=any_,
+        mapping=mapping,
+        lazy_mapping=lazy_mapping,
         hooks_alias=HOOKS_MODULE,
         hooks_protocol=protocol,
         py_string=py_string,

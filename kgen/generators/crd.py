@@ -31,6 +31,8 @@ from kgen.render import GeneratedFile, header
 from kgen.runtime.validation import crdcost
 
 NAME = "crd"
+HOME = "crds/"
+"""The directory of the output root that holds nothing but this generator's files."""
 PRINTER_TYPES = ("integer", "number", "string", "boolean", "date")
 
 
@@ -67,20 +69,12 @@ def _resources(universe: Universe, embedded_object_meta: bool = False) -> tuple[
             continue  # Kubernetes' own groups (core, apps, networking.k8s.io...) are not served by CRDs
         storing = set(storage_kinds(universe, package))
         for kind in package.types:
-            if not kind.is_kind or kind.has_marker("kubebuilder:skipversion") or not _has_object_meta(kind):
+            if not kind.is_resource or kind.has_marker("kubebuilder:skipversion"):
                 continue  # controller-gen's kinds embed ObjectMeta (a component config kind does not)
             schema = builder.type_schema(kind)
             resource = found.setdefault((package.group, kind.name), Resource(package.group, kind.name))
             resource.versions.append(Version(package, kind, schema, kind.name in storing))
     return [found[k] for k in sorted(found)], builder
-
-
-def _has_object_meta(kind: TypeDef) -> bool:
-    return any(
-        f.json_name == "metadata" and f.type.kind == "named" and f.type.name == "ObjectMeta"
-        and f.type.package == "k8s.io/apimachinery/pkg/apis/meta/v1"
-        for f in kind.fields
-    )  # fmt: skip
 
 
 _built = per_universe(lambda universe: {})
@@ -330,7 +324,7 @@ def conversion_stanza(webhook: dict[str, Any]) -> dict[str, Any]:
 def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:
     files = []
     for resource, document in documents(universe, options):
-        path = f"crds/{resource.group}_{document['spec']['names']['plural']}.yaml"
+        path = f"{HOME}{resource.group}_{document['spec']['names']['plural']}.yaml"
         content = header(NAME, tuple(sorted({f"{v.package.import_path}" for v in resource.versions}))) + "---\n"
         files.append(GeneratedFile(path=path, content=content + to_yaml(document), generator=NAME))
     return files
@@ -419,20 +413,53 @@ def structural_problems(schema: dict[str, Any], path: str = "") -> list[tuple[st
 
 
 def _check_rule_costs(universe: Universe, resource: Resource, version: Version, diagnostics: Diagnostics) -> None:
-    """The API server's limits on the estimated cost of CEL rules, each at its marker."""
+    """The API server's limits on the estimated cost of CEL rules, each at its marker: errors,
+    but for rules declared under `+kgen:celCost=warn` (for projects that strip such rules from
+    their CRDs after generation)."""
     where = Position.parse(version.kind.position)
     found = crdcost.problems(version.schema)
     over = {p.rule for p in found if p.rule is not None and "exceeds budget" in p.message}
-    for problem in found:
+    warned = _cost_warned_rules(universe)
+    package_warns = _cost_mode(version.package.markers) == "warn"
+    located = [(p, _rule_position(universe, version.kind, p.rule) if p.rule is not None else None) for p in found]
+    # the total over budget is downgraded with the rules that make it up
+    every_rule_warned = all(str(at) in warned for p, at in located if p.rule is not None)
+    for problem, at in located:
         rule = problem.rule
         if rule in over and "exceeds budget" not in problem.message:
             continue  # already reported as over the limit on its own, at the same marker
-        at = _rule_position(universe, version.kind, rule) if rule is not None else None
         what = f" {rule.part} {rule.expression!r}" if rule is not None else ""
-        diagnostics.error(
-            at or where, f"CRD {resource.kind} {version.package.version}:{what} at {problem.path}: {problem.message}; "
-            "the API server rejects the CRD"
-        )  # fmt: skip
+        message = (f"CRD {resource.kind} {version.package.version}:{what} at {problem.path}: {problem.message}; "
+                   "the API server rejects the CRD")  # fmt: skip
+        if package_warns or (str(at) in warned if rule is not None else every_rule_warned and len(located) > 1):
+            diagnostics.warning(at or where, message + " (a warning under +kgen:celCost=warn)")
+        else:
+            diagnostics.error(at or where, message + "; lower the rule's cost (maxItems, maxLength, maxProperties "
+                              "bound it), or mark it +kgen:celCost=warn if a later step removes it")  # fmt: skip
+
+
+def _cost_mode(markers) -> str | None:
+    marker = next((m for m in markers if m.name == "kgen:celCost"), None)
+    return None if marker is None else str(marker.value)
+
+
+def _rules_of(constraints: Constraints) -> list[str]:
+    rules = [*constraints.rules, *(r for g in constraints.gated for r in g.constraints.rules)]
+    return [r.position for r in rules if r.position]
+
+
+@per_universe
+def _cost_warned_rules(universe: Universe) -> frozenset[str]:
+    """The positions of the rules declared on types and fields marked `+kgen:celCost=warn`."""
+    found: set[str] = set()
+    for package in universe.generated_packages:
+        for typedef in package.types:
+            if _cost_mode(typedef.markers) == "warn":
+                found.update(_rules_of(typedef.validation) + _rules_of(typedef.crd))
+            for f in typedef.fields:
+                if _cost_mode(f.markers) == "warn":
+                    found.update(_rules_of(f.validation) + _rules_of(f.crd))
+    return frozenset(found)
 
 
 def _rule_position(universe: Universe, kind: TypeDef, rule: crdcost.RuleCost) -> Position | None:

@@ -25,6 +25,8 @@ from kgen.ir.model import API_RULE_EXCEPTIONS, Member, Package, TypeDef, Univers
 from kgen.render import GeneratedFile, header, render_json
 
 NAME = "openapi"
+HOME = "openapi/"
+"""The directory of the output root that holds nothing but this generator's files."""
 REPORT = "openapi/api-rule-violations.list"
 VIOLATION = "API rule violation: "
 
@@ -120,7 +122,7 @@ def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFil
         "paths": {},
         "definitions": definitions(universe, chosen, "v2"),
     }
-    files.append(render_json("openapi/swagger.json", NAME, swagger))
+    files.append(render_json(f"{HOME}swagger.json", NAME, swagger))
     for package in chosen:
         document = {
             "openapi": "3.0.0",
@@ -129,7 +131,7 @@ def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFil
             "components": {"schemas": definitions(universe, [package], "v3", served=False)},
         }
         where = f"apis/{package.group}/{package.version}" if package.group else f"api/{package.version}"
-        files.append(render_json(f"openapi/v3/{where}.json", NAME, document))
+        files.append(render_json(f"{HOME}v3/{where}.json", NAME, document))
     report = sorted({text for text, _ in violations(universe)})
     lines = [header(NAME, ()), *(line + "\n" for line in report)]
     files.append(GeneratedFile(path=REPORT, content="".join(lines), generator=NAME))

@@ -254,6 +254,8 @@ class SchemaBuilder:
         text = self.describe(typedef.doc)
         if text and not (known is not None and self.dialect == "crd"):  # controller-gen's known types say no more
             schema["description"] = text
+        if self.dialect == "crd":
+            self.crd_annotations(typedef, schema)
         return schema
 
     def describe(self, doc: str, extra: list[str] | tuple[str, ...] = ()) -> str:
@@ -303,8 +305,11 @@ class SchemaBuilder:
         """A property: the value's schema, its description, default and list/map semantics."""
         if f.has_marker("kubebuilder:validation:Schemaless"):
             schema: dict[str, Any] = {}
-        elif self.dialect == "crd" and owner.is_kind and f.json_name == "metadata" and _is_object_meta(self.universe, f.type):
-            return {"type": "object"}  # a kind's own metadata: the API server's to check
+        elif (self.dialect == "crd" and owner.is_kind and not self._stack and f.json_name == "metadata"
+              and _is_object_meta(self.universe, f.type)):  # fmt: skip
+            # the CRD's own kind's metadata: the API server's to check (a kind nested in it,
+            # such as a volume claim template, has its metadata described like a pod template's)
+            return {"type": "object"}
         else:
             schema = self.value(f.type, [self.rules(f, owner)], owner=f)
         extra: list[str] = []
@@ -333,7 +338,17 @@ class SchemaBuilder:
             schema["description"] = text
         if default is not None:
             schema["default"] = default
+        if self.dialect == "crd":
+            self.crd_annotations(f, schema)
         return schema
+
+    def crd_annotations(self, item: Field | TypeDef, schema: dict[str, Any]) -> None:
+        """What controller-gen states beside a schema from `+nullable` and `+kubebuilder:example`."""
+        if isinstance(item, Field) and item.has_marker("nullable"):
+            schema["nullable"] = True
+        example = item.marker("kubebuilder:example")
+        if example is not None:
+            schema["example"] = example.value
 
     def default(self, f: Field) -> Any:
         if f.declared_default is not None and not (self.dialect == "crd" and f.default_is_ref):

@@ -69,11 +69,22 @@ def _storage(universe: Universe) -> _Storage:
                     by_kind[typedef.name].append((package, typedef))
         for kind, served in sorted(by_kind.items()):
             served.sort(key=lambda entry: version_priority(entry[0].version))
+            custom = served[0][0].custom_resources
             marked = [(p, t) for p, t in served if _marked(t)]
-            if len(served) == 1:
-                versions[(group, kind)] = served[0][0].version
-            elif len(marked) == 1:
-                versions[(group, kind)] = marked[0][0].version
+            candidates = served
+            if custom:
+                # Only the versions its CRD serves can store a custom resource (a version left
+                # out with +kubebuilder:skipversion cannot); a kind without object metadata
+                # (a component configuration) gets no CRD and is stored nowhere: its
+                # preferred version is its hub, as for Kubernetes' own groups.
+                candidates = [(p, t) for p, t in served if t.is_resource and not t.has_marker("kubebuilder:skipversion")]
+                if not candidates:
+                    versions[(group, kind)] = served[0][0].version
+                    continue
+            if len(candidates) == 1 and not marked:
+                versions[(group, kind)] = candidates[0][0].version
+            elif len(served) == 1 or len(marked) == 1:
+                versions[(group, kind)] = (marked or served)[0][0].version
             elif len(marked) > 1:
                 problems.append((
                     marked[1][1].position,
@@ -81,10 +92,10 @@ def _storage(universe: Universe) -> _Storage:
                     f"({', '.join(p.version for p, _ in marked)}); a kind is stored in exactly one version: "
                     "remove +kubebuilder:storageversion from all but one",
                 ))  # fmt: skip
-            elif served[0][0].custom_resources:
+            elif custom:
                 problems.append((
-                    served[0][1].position,
-                    f"{kind} of group {group} is served in versions {', '.join(sorted(p.version for p, _ in served))} "
+                    candidates[0][1].position,
+                    f"{kind} of group {group} is served in versions {', '.join(sorted(p.version for p, _ in candidates))} "
                     "but none is its storage version: mark the kind in one version with +kubebuilder:storageversion",
                 ))  # fmt: skip
             else:

@@ -164,6 +164,10 @@ class _Builder:
         self.in_progress: set[tuple[str, str]] = set()
         self._type_markers: dict[tuple[str, str], list[Marker]] = {}
         self.alias_stack: set[tuple[str, str]] = set()
+        self.building: list[tuple[str, str]] = []
+        """The types being built, innermost last (whose member a type expression belongs to)."""
+        self.anonymous_structs: list[tuple[tuple[str, str] | None, Position]] = []
+        """Anonymous struct types met in members (owner, where): decided once all is built."""
         self.loaded_dirs: set[Path] = set()
         self.workspace: Workspace | None = None
         self.not_found: dict[str, str] = {}
@@ -337,9 +341,11 @@ class _Builder:
                 )
                 return None
             return self._any(expr, allow_any)
+        if kind == "struct":  # an error only where a kind reaches it (_decide_anonymous_structs)
+            self.anonymous_structs.append((self.building[-1] if self.building else None, expr.position))
+            return None
         messages = {
             "array": "fixed-size arrays are not supported in API types; use a slice",
-            "struct": "anonymous struct types are not supported in API types; declare a named struct type",
             "func": "func fields cannot be serialized; API types hold data only",
             "chan": "channel fields cannot be serialized; API types hold data only",
             "generic": "generic types are not supported in API types",
@@ -441,10 +447,12 @@ class _Builder:
             )
             return None
         self.in_progress.add(key)
+        self.building.append(key)
         try:
             result = self._build_typedef(package, name)
         finally:
             self.in_progress.discard(key)
+            self.building.pop()
         self.typedefs[key] = result
         return result
 
@@ -636,17 +644,27 @@ class _Builder:
     def members(self, fields: tuple[FieldDecl, ...], package: str, go_file: GoFile) -> list[Member]:
         out: list[Member] = []
         for decl in fields:
-            markers = self.parse_markers((decl.doc,), Scope.FIELD)
-            opaque = any(m.name in _OPAQUE_MARKERS for m in markers)
-            type_ref = self.resolve_expr(decl.type, package, go_file, allow_any=opaque)
             tags, problem = read_struct_tag(decl.tag) if decl.tag else ({}, None)
             if problem is not None:  # go vet's complaint; the build takes what Go reads
                 self.diagnostics.warning(decl.tag_position or decl.position, problem)
             json_tag = JSONTag.parse(tags.get("json"))
+            if json_tag.skip and tags.get("protobuf", "-") == "-":
+                # `json:"-"` and in no protobuf message: not part of the API, so its type is
+                # never read (controller-gen's schema skips it the same way)
+                continue
+            markers = self.parse_markers((decl.doc,), Scope.FIELD)
+            opaque = any(m.name in _OPAQUE_MARKERS for m in markers)
+            type_ref = self.resolve_expr(decl.type, package, go_file, allow_any=opaque)
             protobuf = None
             if "protobuf" in tags and tags["protobuf"] != "-":  # `protobuf:"-"`: not in the message
                 try:
                     parsed = ProtobufTag.parse(tags["protobuf"])
+                    if parsed.trimmed:
+                        self.diagnostics.warning(
+                            decl.tag_position or decl.position,
+                            f"protobuf tag {tags['protobuf']!r} has spaces around a part; read as "
+                            f"{parsed.name or 'written'!r} (go-to-protobuf copies them into the .proto): remove them",
+                        )
                     protobuf = ProtobufInfo(
                         wire_type=parsed.wire_type, number=parsed.number, label=parsed.label,
                         name=parsed.name, options=dict(parsed.options),
@@ -920,19 +938,24 @@ class _Builder:
 
     def build(self) -> Universe:
         self.load()
+        named = self._load_conversion_packages()
         for import_path, info in list(self.packages.items()):
-            if info.role != "api" and not (self.options.bootstrap and info.builtin):
+            if info.role != "api" and not (self.options.bootstrap and info.builtin) and import_path not in named:
                 continue  # only what API types reach is read from other packages
             for name, (decl, _) in list(info.decls.items()):
+                if not _holds_data(decl):
+                    continue  # a func, chan or interface type (or an alias of one) no field uses
                 if decl.alias:
                     self.resolve_named(import_path, name, decl.position)
-                elif _holds_data(decl):
+                else:
                     self.typedef(import_path, name)
         if not self.options.bootstrap:
             for import_path, name in SERVER_TYPES:
                 if name in self.packages[import_path].decls:
                     self.typedef(import_path, name)
         self._reach()
+        self._decide_anonymous_structs()
+        self._check_import_cycles()
         self._check_value_cycles()
         self._break_alias_cycles()
         self._match_default_keys()
@@ -943,6 +966,117 @@ class _Builder:
         ]
         self._check_python_collisions(packages)
         return Universe(module=self.options.module, packages=tuple(packages), api_rule_exceptions=self._api_rule_exceptions())
+
+    def _decide_anonymous_structs(self) -> None:
+        """A member of an anonymous struct type (`Spec struct{ ... }`) is an error in a type a
+        kind reaches. Elsewhere (Go code's own types in an API package, which deepcopy-gen
+        copies and the CRD generator never meets) the type, and the types that use it, are
+        left out with a warning."""
+        if not self.anonymous_structs:
+            return
+        reached = self._reached_from_kinds()
+        dropped: set[tuple[str, str]] = set()
+        for owner, position in self.anonymous_structs:
+            if owner is None or owner in reached:
+                self.diagnostics.error(
+                    position, "anonymous struct types are not supported in API types; declare a named struct type"
+                )
+            elif owner not in dropped:
+                dropped.add(owner)
+                self.diagnostics.warning(
+                    position,
+                    f"{owner[1]} has a field of an anonymous struct type; no kind uses {owner[1]}, so it is left "
+                    "out of what kgen generates (declare a named struct type to keep it)",
+                )
+        while True:  # and whatever uses a type left out, which no kind reaches either
+            users = {
+                key for key, typedef in self.typedefs.items()
+                if typedef is not None and key not in dropped
+                and any((n.package, n.name) in dropped for ref in _refs_of(typedef) for n in _named_refs(ref))
+            }  # fmt: skip
+            if not users:
+                break
+            dropped |= users
+        for key in dropped:
+            self.typedefs[key] = None
+
+    def _reached_from_kinds(self) -> set[tuple[str, str]]:
+        """The types that kinds and lists (and the types they name) reach."""
+        stack = [key for key, t in self.typedefs.items() if t is not None and (t.is_kind or t.is_list)]
+        seen: set[tuple[str, str]] = set()
+        while stack:
+            key = stack.pop()
+            typedef = self.typedefs.get(key)
+            if key in seen or typedef is None:
+                continue
+            seen.add(key)
+            stack.extend((n.package, n.name) for ref in _refs_of(typedef) for n in _named_refs(ref))
+        return seen
+
+    def _load_conversion_packages(self) -> set[str]:
+        """The packages conversion-gen markers name (`+k8s:conversion-gen-external-types`, the
+        versioned types of an internal-types layout such as kubernetes' pkg/apis/<group>/<v>
+        beside k8s.io/api, and `+k8s:conversion-gen`, the hub), read even when no type imports
+        them: every type of theirs is built, as conversion-gen converts them all."""
+        named: set[str] = set()
+        for info in list(self.packages.values()):
+            if info.role != "api":
+                continue
+            for marker in info.markers:
+                if marker.name not in ("k8s:conversion-gen-external-types", "k8s:conversion-gen"):
+                    continue
+                import_path = str(marker.value)
+                if "/" not in import_path or import_path in self.packages:  # `false`, or loaded
+                    named.add(import_path)
+                    continue
+                if self.ensure_package(import_path) is None:
+                    reason = self.not_found.get(import_path) or f"cannot find package {import_path!r}"
+                    self.diagnostics.error(
+                        Position.parse(marker.position),
+                        f"+{marker.name}={import_path}: {reason}; point --import-map at its directory "
+                        "(or vendor it, or have it in the Go module cache)",
+                    )
+                    continue
+                named.add(import_path)
+        return named
+
+    def _check_import_cycles(self) -> None:
+        """Packages that import each other, which the go command refuses ("import cycle not
+        allowed"): an error at the import that closes each cycle."""
+        edges: dict[str, list[tuple[str, Position]]] = {}
+        for import_path, info in self.packages.items():
+            edges[import_path] = sorted(
+                {(imp.path, imp.position) for f in info.source.files for imp in f.imports if imp.path in self.packages},
+                key=lambda edge: (edge[0], str(edge[1])),
+            )
+        state: dict[str, int] = {}  # 1: on the current path, 2: done
+        path: list[str] = []
+        for start in sorted(edges):
+            if state.get(start):
+                continue
+            stack = [(start, iter(edges[start]))]
+            state[start] = 1
+            path.append(start)
+            while stack:
+                node, children = stack[-1]
+                step = next(children, None)
+                if step is None:
+                    stack.pop()
+                    path.pop()
+                    state[node] = 2
+                    continue
+                target, position = step
+                if state.get(target) == 1:
+                    cycle = path[path.index(target):] + [target]
+                    self.diagnostics.error(
+                        position,
+                        "import cycle not allowed: " + " imports ".join(cycle)
+                        + " (Go refuses it too): move what both need into a package that both import",
+                    )
+                elif not state.get(target):
+                    state[target] = 1
+                    path.append(target)
+                    stack.append((target, iter(edges[target])))
 
     def _built_in(self, import_path: str) -> bool:
         """Whether any type of the package was built (reached from an API type)."""
@@ -957,9 +1091,7 @@ class _Builder:
                 typedef = self.typedefs[key]
                 if typedef is None:
                     continue
-                refs = [f.type for f in typedef.fields] + [m.type for m in typedef.members]
-                refs += [r for r in (typedef.underlying, typedef.list_item) if r is not None]
-                for ref in refs:
+                for ref in _refs_of(typedef):
                     for named in _named_refs(ref):
                         if (named.package, named.name) not in self.typedefs:
                             self.typedef(named.package, named.name)
@@ -1273,6 +1405,13 @@ def is_kubernetes_group(group: str, import_path: str) -> bool:
     batch...; a custom resource's group has one), a known built-in group, or any group
     declared in Kubernetes' own API modules."""
     return "." not in group or group in KUBERNETES_GROUPS or import_path.startswith(KUBERNETES_MODULES)
+
+
+def _refs_of(typedef: TypeDef) -> list[TypeRef]:
+    """The type expressions a type definition names: its fields', members', underlying type
+    and list items."""
+    refs = [f.type for f in typedef.fields] + [m.type for m in typedef.members]
+    return refs + [r for r in (typedef.underlying, typedef.list_item) if r is not None]
 
 
 def _named_refs(ref: TypeRef):

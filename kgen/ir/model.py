@@ -244,7 +244,7 @@ class Member(_Frozen):
     promoted: bool = False
     """Embedded and promoted into the parent's JSON object (empty JSON name)."""
     json_name: str | None = None
-    """None when `json:"-"` or promoted."""
+    """None when `json:"-"` (a member only for its protobuf tag) or promoted."""
     protobuf: ProtobufInfo | None = None
     tags: dict[str, str] = {}
     """Every struct tag as written."""
@@ -327,6 +327,16 @@ class TypeDef(_Frozen):
 
     def has_marker(self, name: str) -> bool:
         return any(m.name == name for m in self.markers)
+
+    @property
+    def is_resource(self) -> bool:
+        """A kind with object metadata, which a server stores and a CRD serves (a component
+        configuration kind has TypeMeta only: models, defaults and conversion, no CRD)."""
+        return self.is_kind and any(
+            f.json_name == "metadata" and f.type.kind == "named" and f.type.name == "ObjectMeta"
+            and f.type.package == "k8s.io/apimachinery/pkg/apis/meta/v1"
+            for f in self.fields
+        )  # fmt: skip
 
 
 class Hook(_Frozen):

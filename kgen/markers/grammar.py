@@ -46,6 +46,15 @@ class MarkerSyntaxError(ValueError):
     """A marker line that the grammar cannot split."""
 
 
+class ProseAfterName(MarkerSyntaxError):
+    """A `+name` followed by words (`+optional, default GET`, `+required - the name`): prose
+    that starts like a marker, which controller-gen and gengo ignore."""
+
+    def __init__(self, message: str, name: str) -> None:
+        super().__init__(message)
+        self.name = name
+
+
 def extract_markers(block: CommentBlock) -> list[RawMarker]:
     """The marker lines of a comment block: lines whose text starts with `+<letter>`."""
     out: list[RawMarker] = []
@@ -103,8 +112,8 @@ def split_marker(text: str) -> MarkerSyntax:
         return MarkerSyntax(name, paren, None)
     if rest.startswith("="):
         return MarkerSyntax(name, paren, rest[1:])
-    raise MarkerSyntaxError(
-        f"marker +{text}: unexpected {rest[:10]!r} after the name; expected '=' or the end of the line"
+    raise ProseAfterName(
+        f"marker +{text}: unexpected {rest[:10]!r} after the name; expected '=' or the end of the line", name
     )
 
 

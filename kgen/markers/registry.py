@@ -192,6 +192,10 @@ class MarkerDef:
         return _TYPE_NAMES.get(self.value, getattr(self.value, "__name__", "value"))
 
 
+def _excerpt(text: str) -> str:
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 @dataclass
 class Registry:
     """All known markers by name."""
@@ -209,6 +213,16 @@ class Registry:
         """Parse one marker line; report problems; None when the marker is unknown or bad."""
         try:
             return self._parse_text(raw.text, raw.position, scope, diagnostics)
+        except grammar.ProseAfterName as err:
+            # No marker has that exact name, so controller-gen and gengo ignore the line; a
+            # user who meant the marker it starts with is told, and the run goes on.
+            if self.lookup(err.name) is not None or err.name.split(":", 1)[0] in self.prefixes:
+                diagnostics.warning(
+                    raw.position,
+                    f"+{_excerpt(raw.text)} is not a marker (words follow +{err.name}) and is ignored, as "
+                    f"controller-gen ignores it; to apply +{err.name}, write it alone on its line",
+                )
+            return None
         except (grammar.MarkerSyntaxError, ValueError) as err:
             diagnostics.error(raw.position, str(err))
             return None
@@ -468,6 +482,9 @@ def _build_registry() -> Registry:
     r.add("kgen:jsonType", {T}, _one_of("string", "integer", "number", "boolean", "object", "int-or-string", "any"),
           "JSON type of a type implemented by a Python class")  # fmt: skip
     r.add("kgen:mutable", {T}, flag, "instances of a Python-implemented type are mutable and must be copied")
+    r.add("kgen:celCost", {P, T, F}, _one_of("error", "warn"),
+          "a CEL rule over the API server's cost budget: an error (the default: the server refuses the CRD) or, "
+          "for rules declared here (in this package, on this type or field), a warning")
     r.add("kgen:opaque", {T, F}, flag, "arbitrary JSON: the value is kept as parsed")
     return r
 

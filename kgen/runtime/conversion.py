@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,33 @@ class Scope:
 
 
 DEFAULT_SCOPE = Scope()
+
+
+class LazyMapping(Mapping[_K, _V], Generic[_K, _V]):
+    """A mapping built when it is first read. A generated conversion module's table of hub
+    classes names another version's models, whose module may still be importing this one
+    (v1alpha1's types embed v1beta1's, and v1beta1 converts to v1alpha1's hub): the table
+    is built once both have finished importing."""
+
+    __slots__ = ("_build", "_table")
+
+    def __init__(self, build: Callable[[], dict[_K, _V]]) -> None:
+        self._build = build
+        self._table: dict[_K, _V] | None = None
+
+    def _built(self) -> dict[_K, _V]:
+        if self._table is None:
+            self._table = self._build()
+        return self._table
+
+    def __getitem__(self, key: _K) -> _V:
+        return self._built()[key]
+
+    def __iter__(self) -> Iterator[_K]:
+        return iter(self._built())
+
+    def __len__(self) -> int:
+        return len(self._built())
 
 
 class ConversionError(Exception):

@@ -190,7 +190,7 @@ class Quantity:
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> core_schema.CoreSchema:
         return core_schema.json_or_python_schema(
-            json_schema=json_value_schema(_validate, ("str", "int", "float"), "a quantity is a string or a number"),
+            json_schema=json_value_schema(_from_json, ("str", "int", "float"), "a quantity is a string or a number"),
             python_schema=core_schema.no_info_plain_validator_function(_validate),
             serialization=core_schema.to_string_ser_schema(),
         )
@@ -217,6 +217,12 @@ def _validate(value: Any) -> Quantity:
         return Quantity(value)
     except QuantityError as err:
         raise ValueError(str(err)) from None
+
+
+def _from_json(value: Any) -> Quantity:
+    """A quantity read from JSON: Go's UnmarshalJSON trims spaces around the text first
+    (`" 1"` is 1), which ParseQuantity itself (and the constructor) does not."""
+    return _validate(value.strip() if isinstance(value, str) else value)
 
 
 def _round_nano(value: Decimal, exponent: int | None = None) -> Decimal:

@@ -160,6 +160,7 @@ class Scheme:
         self._defaulters: dict[type, Callable[[Any], None]] = {}
         self._to_internal: dict[type, Callable[..., Any]] = {}
         self._from_internal: dict[tuple[type, GroupVersion], Callable[..., Any]] = {}
+        self._pending_from_internal: list[tuple[GroupVersion, Mapping[type, Callable[..., Any]]]] = []
         self._storage: dict[tuple[str, str], str] = {}
         self._validators: dict[type, Callable[..., Any]] = {}
 
@@ -187,9 +188,17 @@ class Scheme:
         to_internal: Mapping[type, Callable[..., Any]],
         from_internal: Mapping[type, Callable[..., Any]],
     ) -> None:
+        """Converters into the hub by external class, and out of it by hub class. The second
+        table is read when a conversion is first looked up, not now: it may name the classes
+        of a version that is still importing (`LazyMapping`)."""
         self._to_internal.update(to_internal)
-        for internal_cls, function in from_internal.items():
-            self._from_internal[(internal_cls, group_version)] = function
+        self._pending_from_internal.append((group_version, from_internal))
+
+    def _resolve_pending(self) -> None:
+        while self._pending_from_internal:
+            group_version, from_internal = self._pending_from_internal.pop(0)
+            for internal_cls, function in from_internal.items():
+                self._from_internal[(internal_cls, group_version)] = function
 
     def add_hub(self, group_version: GroupVersion, kinds: Mapping[str, type[Any]]) -> None:
         """Make a served version the hub of these kinds (conversion-gen's versioned target,
@@ -362,6 +371,8 @@ class Scheme:
         internal = self.to_internal(obj, scope)
         if target.version == INTERNAL_VERSION:
             return internal
+        if self._pending_from_internal:
+            self._resolve_pending()
         try:
             convert = self._from_internal[(type(internal), target)]
         except KeyError:

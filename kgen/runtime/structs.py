@@ -211,7 +211,7 @@ def _decode_quantity(value: Any) -> Quantity:
     if type(value) is str:
         quantity = _QUANTITIES.get(value)
         if quantity is None:
-            quantity = Quantity(value)
+            quantity = Quantity(value.strip())  # Go's UnmarshalJSON trims spaces
             if len(value) <= _CACHED_TEXT:
                 _remember(_QUANTITIES, value, quantity)
         return quantity

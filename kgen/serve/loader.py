@@ -169,7 +169,7 @@ def _manifest(universe: Any, options: Options) -> dict[str, Any]:
             continue
         stored = set(storage_kinds(universe, package))
         for kind in package.types:
-            if not kind.is_kind or kind.has_marker("kubebuilder:skipversion") or not _has_object_meta(kind):
+            if not kind.is_resource or kind.has_marker("kubebuilder:skipversion"):
                 continue
             resource = found.setdefault((package.group, kind.name), crd.Resource(package.group, kind.name))
             resource.versions.append(crd.Version(package, kind, {}, kind.name in stored))
@@ -179,14 +179,6 @@ def _manifest(universe: Any, options: Options) -> dict[str, Any]:
         resources.append(_resource_entry(document, resource))
     return {"format": _MANIFEST_FORMAT, "models": options.models, "modules": modules, "resources": resources}
 
-
-def _has_object_meta(kind: Any) -> bool:
-    """Kinds with object metadata are resources (a component-config kind is not)."""
-    return any(
-        f.json_name == "metadata" and f.type.kind == "named" and f.type.name == "ObjectMeta"
-        and f.type.package == "k8s.io/apimachinery/pkg/apis/meta/v1"
-        for f in kind.fields
-    )  # fmt: skip
 
 
 def _resource_entry(document: dict[str, Any], resource: Any) -> dict[str, Any]:

@@ -109,8 +109,13 @@ class _FileReader:
         return self.blocks_by_last_line.get(line - 1, EMPTY_BLOCK)
 
     def prior_for(self, line: int, doc: CommentBlock) -> CommentBlock:
-        """The block before the doc block, separated from it by one blank line (as gengo)."""
+        """The block before the doc block, separated from it by one blank line (as gengo).
+        The line between must be blank: in a grouped `type ( ... )` the doc of the type
+        before ends two lines up too, and its markers are not this type's."""
         anchor = doc.first_line if doc.lines else line
+        between = anchor - 2  # the 0-based index of the line above the anchor
+        if between < 0 or between >= len(self.lines) or self.lines[between].strip():
+            return EMPTY_BLOCK
         return self.blocks_by_last_line.get(anchor - 2, EMPTY_BLOCK)
 
     # -- syntax errors ---------------------------------------------------------

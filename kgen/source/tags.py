@@ -135,13 +135,17 @@ class ProtobufTag:
     label: str  # "opt", "rep", "req" or "" when the tag has no label
     name: str
     options: tuple[tuple[str, str], ...]
+    trimmed: bool = False
+    """Whether a part had spaces around it (`name=spec `): go-to-protobuf writes such a name
+    into the .proto, where the space is only a space; kgen reads it trimmed, with a warning."""
 
     def option(self, key: str) -> str | None:
         return dict(self.options).get(key)
 
     @classmethod
     def parse(cls, value: str) -> ProtobufTag:
-        parts = [p for p in value.split(",")]
+        parts = [p.strip() for p in value.split(",")]
+        trimmed = parts != value.split(",")
         if len(parts) < 2:
             raise TagError(
                 f"protobuf tag {value!r} needs at least a wire type and a field number, "
@@ -176,4 +180,4 @@ class ProtobufTag:
                     options.append((key, val))
             elif part:
                 options.append((part, ""))
-        return cls(wire_type, int(number_text), label, name, tuple(options))
+        return cls(wire_type, int(number_text), label, name, tuple(options), trimmed)

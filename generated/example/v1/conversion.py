@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable as _Callable
+from collections.abc import Mapping as _Mapping
 from typing import Any as _Any
 from typing import Protocol as _Protocol
 from typing import TYPE_CHECKING as _TYPE_CHECKING
@@ -25,6 +26,7 @@ from kgen.runtime.apimachinery.meta.v1.deepcopy import (
     deep_copy_ObjectMeta as _meta_v1_deep_copy_ObjectMeta,
 )
 from kgen.runtime.conversion import DEFAULT_SCOPE as _DEFAULT_SCOPE
+from kgen.runtime.conversion import LazyMapping as _LazyMapping
 from kgen.runtime.conversion import Scope as _Scope
 from kgen.runtime.model import mark_set as _mark_set
 from kgen.runtime.model import values as _values
@@ -895,13 +897,16 @@ TO_INTERNAL: dict[type, _Callable[..., _Any]] = {
     _models.FrobberList: to_internal_FrobberList,
 }
 
-#: Converters of each kind and list out of its hub, by hub class.
-FROM_INTERNAL: dict[type, _Callable[..., _Any]] = {
-    _example_models.FrobberClass: from_internal_FrobberClass,
-    _example_models.FrobberClassList: from_internal_FrobberClassList,
-    _example_models.Frobber: from_internal_Frobber,
-    _example_models.FrobberList: from_internal_FrobberList,
-}
+#: Converters of each kind and list out of its hub, by hub class (built when first read: the
+#: hub's module may be importing this one).
+FROM_INTERNAL: _Mapping[type, _Callable[..., _Any]] = _LazyMapping(
+    lambda: {
+        _example_models.FrobberClass: from_internal_FrobberClass,
+        _example_models.FrobberClassList: from_internal_FrobberClassList,
+        _example_models.Frobber: from_internal_Frobber,
+        _example_models.FrobberList: from_internal_FrobberList,
+    }
+)
 
 # Imported last: the hand-written hooks import this module for its auto_convert functions.
 from apis.example.v1 import conversion as _hooks_module  # noqa: E402

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable as _Callable
+from collections.abc import Mapping as _Mapping
 from typing import Any as _Any
 from typing import Protocol as _Protocol
 from typing import TYPE_CHECKING as _TYPE_CHECKING
@@ -24,6 +25,7 @@ from kgen.runtime.apimachinery.meta.v1.deepcopy import (
     deep_copy_ObjectMeta as _meta_v1_deep_copy_ObjectMeta,
 )
 from kgen.runtime.conversion import DEFAULT_SCOPE as _DEFAULT_SCOPE
+from kgen.runtime.conversion import LazyMapping as _LazyMapping
 from kgen.runtime.conversion import Scope as _Scope
 from kgen.runtime.model import mark_set as _mark_set
 from kgen.runtime.model import values as _values
@@ -392,11 +394,14 @@ TO_INTERNAL: dict[type, _Callable[..., _Any]] = {
     _models.FrobberList: to_internal_FrobberList,
 }
 
-#: Converters of each kind and list out of its hub, by hub class.
-FROM_INTERNAL: dict[type, _Callable[..., _Any]] = {
-    _example_models.Frobber: from_internal_Frobber,
-    _example_models.FrobberList: from_internal_FrobberList,
-}
+#: Converters of each kind and list out of its hub, by hub class (built when first read: the
+#: hub's module may be importing this one).
+FROM_INTERNAL: _Mapping[type, _Callable[..., _Any]] = _LazyMapping(
+    lambda: {
+        _example_models.Frobber: from_internal_Frobber,
+        _example_models.FrobberList: from_internal_FrobberList,
+    }
+)
 
 # Imported last: the hand-written hooks import this module for its auto_convert functions.
 from apis.example.v1beta1 import conversion as _hooks_module  # noqa: E402

@@ -241,7 +241,9 @@ def format_time(value: _dt.datetime) -> str:
     """A time as Go's json.Marshal writes a metav1.Time: RFC 3339 in UTC, to the second."""
     if value.tzinfo is not None:
         value = value.astimezone(_dt.timezone.utc)
-    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+    # not strftime: its %Y writes the year 1 as "1" on glibc, Go writes "0001"
+    v = value
+    return "%04d-%02d-%02dT%02d:%02d:%02dZ" % (v.year, v.month, v.day, v.hour, v.minute, v.second)
 
 
 _C_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
