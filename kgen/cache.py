@@ -71,7 +71,10 @@ def run_key(options: Options, bootstrap: bool) -> str:
             workspace_files = []  # the run reports it, and is not stored
         for path in workspace_files:
             if path.is_file():
-                digest.update(b"\0go\0" + str(path).encode() + b"\0" + path.read_bytes())
+                try:
+                    digest.update(b"\0go\0" + str(path).encode() + b"\0" + path.read_bytes())
+                except OSError as err:
+                    digest.update(f"\0unreadable\0{path}\0{err.strerror}".encode())
             else:
                 roots.append(path)
     for template in template_overrides(options.templates):
@@ -86,7 +89,10 @@ def run_key(options: Options, bootstrap: bool) -> str:
                 if filename.endswith(".go") or filename in ("go.mod", "violation_exceptions.list") or filename in _HOOK_FILES:
                     path = Path(directory) / filename
                     digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-                    digest.update(path.read_bytes())
+                    try:
+                        digest.update(path.read_bytes())
+                    except OSError as err:  # a dangling link, no permission: the run reports it
+                        digest.update(f"\0unreadable\0{err.strerror}".encode())
     return digest.hexdigest()
 
 

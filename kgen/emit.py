@@ -101,6 +101,18 @@ def check_paths(files: list[GeneratedFile]) -> None:
         if generated.path in seen:
             raise EmitError(f"two generated files have the same path: {generated.path}")
         seen.add(generated.path)
+        long = next((part for part in path.parts if len(part.encode("utf-8")) > NAME_MAX), None)
+        if long is not None:
+            # checked before anything is written: a file system refuses the name half-way through
+            raise EmitError(
+                f"generator {generated.generator} would write a file name of {len(long.encode('utf-8'))} bytes "
+                f"({long[:40]}...), more than the {NAME_MAX} file systems allow: shorten the name it comes from "
+                "(a kind, group or package name)"
+            )
+
+
+#: The longest file name (in bytes) that Linux and macOS file systems take.
+NAME_MAX = 255
 
 
 def check_root(root: Path, input_dir: Path | None = None, force: bool = False) -> None:

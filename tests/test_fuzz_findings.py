@@ -75,3 +75,56 @@ def test_removing_every_kind_that_had_a_crd_is_drift(cli, tmp_path):
     assert _run(cli, tmp_path).exit_code == 0
     assert not (tmp_path / "gen/crds/ops.example.com_widgets.yaml").exists()
     assert (tmp_path / "gen/crds/kustomization.yaml").read_text() == "resources: []\n"
+
+
+def test_a_dangling_link_among_the_inputs_is_a_located_error(cli, tmp_path):
+    _project(tmp_path, "ops.example.com", {"types": KIND.format(kind="Widget")})
+    (tmp_path / "apis/ops/v1/broken.go").symlink_to(tmp_path / "nowhere.go")
+    for args in ((), ("--verify-only",)):
+        result = _run(cli, tmp_path, *args)
+        assert result.exit_code == 2, result.output
+        assert "apis/ops/v1/broken.go:1:1: error: cannot read file: it is a symbolic link to nothing" in result.output
+    assert not (tmp_path / "gen").exists()
+
+
+def test_hooks_in_a_directory_python_cannot_import_are_an_error_that_says_what_to_do(cli, tmp_path):
+    """An input directory named `in` (a keyword): the generated modules would import the
+    hooks as `in.ops.v1.defaults`, which Python cannot."""
+    write_tree(tmp_path, {
+        "in/ops/v1/doc.go": "// +groupName=ops.example.com\npackage v1\n",
+        "in/ops/v1/types.go": KIND.format(kind="Widget"),
+        "in/ops/v1/defaults.py": "def set_defaults_Widget(obj):\n    obj.size = obj.size or 1\n",
+    })  # fmt: skip
+    result = cli(["generate", "--input", "in", "--output", "gen", "--module", "example.com/x/apis"], tmp_path)
+    assert result.exit_code == 2
+    assert ("in/ops/v1/defaults.py:1:1: error: the hooks beside example.com/x/apis/ops/v1 cannot be imported as "
+            "in.ops.v1: 'in' is not a Python package name; rename that directory, or set hooks-package") in result.output
+
+
+def test_an_identifier_with_a_combining_mark_is_refused_as_go_refuses_it(cli, tmp_path):
+    decomposed = "Cafe\u0301"
+    composed = "Caf\u00e9"
+    types = (f"package v1\n\n// A is a.\ntype {decomposed} struct {{\n\tX int32 `json:\"x\"`\n}}\n\n"
+             f"// B is fine.\ntype {composed} struct {{\n\tY int32 `json:\"y\"`\n}}\n")  # fmt: skip
+    _project(tmp_path, "ops.example.com", {"types": types})
+    result = _run(cli, tmp_path)
+    assert result.exit_code == 2
+    assert f"apis/ops/v1/types.go:4:6: error: invalid character U+0301 in identifier {decomposed!r}" in result.output
+    assert result.output.count("error:") == 1  # the precomposed letter is a letter
+
+
+def test_two_kinds_with_one_plural_are_an_error_at_the_kind(cli, tmp_path):
+    _project(tmp_path, "ops.example.com", {"box": KIND.format(kind="Box"), "boxe": KIND.format(kind="Boxe")})
+    result = _run(cli, tmp_path)
+    assert result.exit_code == 2
+    assert ("apis/ops/v1/boxe.go:8:6: error: kinds Box and Boxe of group ops.example.com have the same plural 'boxes'"
+            in result.output)
+
+
+def test_a_file_name_longer_than_file_systems_allow_stops_before_anything_is_written(cli, tmp_path):
+    _project(tmp_path, "ops.example.com", {"types": KIND.format(kind="K" + "a" * 250)})
+    for args in ((), ("--verify-only",)):
+        result = _run(cli, tmp_path, *args)
+        assert result.exit_code == 2, result.output
+        assert "generator crd would write a file name of 273 bytes" in result.output
+    assert not (tmp_path / "gen").exists()

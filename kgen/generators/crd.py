@@ -513,6 +513,16 @@ def _owners_of(universe: Universe, ref: TypeRef, owners: list[Constraints]) -> t
 def check(universe: Universe, diagnostics: Diagnostics) -> None:
     """Every CRD schema must be structural; versions and printer columns must make sense."""
     found, builder = resources(universe)
+    served: dict[tuple[str, str], Resource] = {}
+    for resource in found:  # one resource (and CRD file) per plural of a group
+        plural = _names(resource)[0]["plural"]
+        other = served.setdefault((resource.group, plural), resource)
+        if other is not resource:
+            diagnostics.error(
+                Position.parse(resource.versions[0].kind.position),
+                f"kinds {other.kind} and {resource.kind} of group {resource.group} have the same plural {plural!r} "
+                f"(the resource and CRD name); name one with +kubebuilder:resource:path=<plural>",
+            )
     reported = set()
     for typedef, cycle in builder.cycles:
         if typedef.name in reported:

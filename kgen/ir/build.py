@@ -1319,8 +1319,19 @@ class _Builder:
                 for h in found
             )
             if hooks:
-                root = self.options.hooks_package or names.python_identifier(self.options.input.resolve().name)
-                hooks_module = ".".join([root, *(p for p in source.relative_dir.split("/") if p)])
+                root = self.options.hooks_package or self.options.input.resolve().name
+                parts = [*root.split("."), *(p for p in source.relative_dir.split("/") if p)]
+                hooks_module = ".".join(parts)
+                unimportable = next((p for p in parts if not p.isidentifier() or p in names.PYTHON_KEYWORDS), None)
+                if unimportable is not None:
+                    # generated code imports the hooks as a package: each directory is a part of its name
+                    self.diagnostics.error(
+                        Position.parse(hooks[0].position),
+                        f"the hooks beside {import_path} cannot be imported as {hooks_module}: {unimportable!r} is "
+                        "not a Python package name; rename that directory"
+                        + ("" if self.options.hooks_package else ", or set hooks-package in [tool.kgen] "
+                           "to the package the input directory is imported as"),
+                    )  # fmt: skip
         doc_file = next((f for f in source.files if Path(f.path).name == "doc.go"), None)
         doc = ""
         if doc_file is not None and doc_file.package_doc:

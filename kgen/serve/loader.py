@@ -230,9 +230,7 @@ def _write(directory: Path, options: Options, files: list[Any], manifest: dict[s
             target.write_text(generated.content, encoding="utf-8")
         # The hooks are imported under the input's package name (`apis.example.v1.conversion`),
         # and may import other modules of the input (`apis.example.features`).
-        from kgen.ir import names
-
-        hooks_root = options.hooks_package or names.python_identifier(options.input.resolve().name)
+        hooks_root = options.hooks_package or options.input.resolve().name  # as the generated modules import them
         hooks_dir = staging.joinpath(*hooks_root.split("."))
         for source in sorted(options.input.rglob("*.py")):
             if "__pycache__" in source.parts:

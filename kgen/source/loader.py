@@ -77,13 +77,17 @@ def _read_directory(
     for filename in filenames:
         if not filename.endswith(".go") or not buildtags.filename_matches(filename, tags):
             continue
-        if not (directory / filename).is_file():
-            continue
         shown = "/".join(p for p in (base_label, relative, filename) if p)
+        if not (directory / filename).is_file():
+            if (directory / filename).is_symlink():  # a dangling link: the go command cannot open it either
+                diagnostics.error(
+                    Position(shown, 1, 1), "cannot read file: it is a symbolic link to nothing; remove it or fix its target"
+                )
+            continue
         try:
             source = (directory / filename).read_bytes()
         except OSError as err:
-            diagnostics.error(Position(shown), f"cannot read file: {err.strerror}")
+            diagnostics.error(Position(shown, 1, 1), f"cannot read file: {err.strerror}")
             continue
         parsed = parse_go_file(shown, source, diagnostics, tags)
         if parsed is not None and not parsed.generated:

@@ -8,6 +8,7 @@ skipped. Syntax errors become diagnostics with `path:line:col`.
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 import tree_sitter
@@ -117,6 +118,30 @@ class _FileReader:
         if between < 0 or between >= len(self.lines) or self.lines[between].strip():
             return EMPTY_BLOCK
         return self.blocks_by_last_line.get(anchor - 2, EMPTY_BLOCK)
+
+    # -- identifiers -----------------------------------------------------------
+
+    def report_invalid_identifiers(self, root: tree_sitter.Node) -> bool:
+        """Report identifiers the Go spec refuses though the grammar reads them: a Go
+        identifier is letters (Unicode categories L*) and `_`, then those or decimal digits
+        (Nd); a combining mark (`Café` written with U+0301) is none of them."""
+        found = False
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node.type in _IDENTIFIER_NODES:
+                name = self.text(node)
+                if not name.isascii() and not _go_identifier(name):
+                    bad = next(ch for i, ch in enumerate(name) if not _go_identifier_char(ch, i == 0))
+                    self.diagnostics.error(
+                        self.pos(node),
+                        f"invalid character U+{ord(bad):04X} in identifier {name!r}: Go identifiers are letters, "
+                        "digits and underscores (write the accented letter as one precomposed character)",
+                    )
+                    found = True
+                continue
+            stack.extend(node.children)
+        return found
 
     # -- syntax errors ---------------------------------------------------------
 
@@ -419,6 +444,18 @@ def go_int(text: str) -> int:
     return int(digits, 0)
 
 
+_IDENTIFIER_NODES = frozenset({"identifier", "type_identifier", "field_identifier", "package_identifier"})
+
+
+def _go_identifier_char(ch: str, first: bool) -> bool:
+    category = unicodedata.category(ch)
+    return ch == "_" or category.startswith("L") or (not first and category == "Nd")
+
+
+def _go_identifier(name: str) -> bool:
+    return bool(name) and all(_go_identifier_char(ch, i == 0) for i, ch in enumerate(name))
+
+
 def parse_go_file(
     path: str,
     source: bytes,
@@ -451,6 +488,8 @@ def parse_go_file(
     if reader.report_syntax_errors(root) or package_node is None:
         if package_node is None and not root.has_error:
             diagnostics.error(Position(path, 1, 1), "missing package clause: a Go file starts with `package <name>`")
+        return None
+    if not source.isascii() and reader.report_invalid_identifiers(root):
         return None
 
     blocks = reader.index_comments(root)
