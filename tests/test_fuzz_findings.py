@@ -128,3 +128,39 @@ def test_a_file_name_longer_than_file_systems_allow_stops_before_anything_is_wri
         assert result.exit_code == 2, result.output
         assert "generator crd would write a file name of 273 bytes" in result.output
     assert not (tmp_path / "gen").exists()
+
+
+def test_a_long_ring_of_pointers_is_walked_once_per_type(tmp_path, monkeypatch):
+    """`T0 -> *T1 -> ... -> *T0`: whether each struct needs defaulting or validation is found
+    once per type (the walk was quadratic: 1,000 types took 22 s), with the same answers."""
+    from kgen.generators import defaulters, validation
+    from tests.conftest import build
+
+    n = 400
+    ring = "".join(
+        f"// T{i} links on.\ntype T{i} struct {{\n\t// +optional\n\tNext *T{(i + 1) % n} `json:\"next,omitempty\"`\n"
+        + ("\t// +kubebuilder:validation:MaxLength=5\n" if i == n // 2 else "")
+        + f"\t// +optional\n\tName string `json:\"name,omitempty\"`\n}}\n\n"
+        for i in range(n)
+    )
+    plain = "// Alone is outside the ring.\ntype Alone struct {\n\t// +optional\n\tName string `json:\"name,omitempty\"`\n}\n"
+    write_tree(tmp_path, {"v1/doc.go": "// +groupName=ops.example.com\npackage v1\n", "v1/types.go": "package v1\n\n" + ring + plain})
+    monkeypatch.chdir(tmp_path)
+    universe, diagnostics = build(tmp_path / "v1", module="example.com/apis/v1")
+    assert not diagnostics.errors
+    (package,) = [p for p in universe.packages if p.import_path == "example.com/apis/v1"]
+    for plan_class in (validation._Plan, defaulters._Plan):
+        calls = []
+
+        class Counting(plan_class):  # type: ignore[misc, valid-type]
+            def own_needs(self, typedef):
+                calls.append(typedef.name)
+                return super().own_needs(typedef)
+
+        plan = Counting(universe)
+        answers = {t.name: plan.struct_needs(t) for t in package.types if t.kind == "struct"}
+        assert len(calls) == len(set(calls)) == n + 1
+        if plan_class is validation._Plan:  # the one rule makes every type of the ring reach it
+            assert all(answers[f"T{i}"] for i in range(n)) and not answers["Alone"]
+        else:
+            assert not any(answers.values())

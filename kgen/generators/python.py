@@ -254,23 +254,58 @@ def per_universe(compute: Callable[[Universe], _T]) -> Callable[[Universe], _T]:
 class StructPlan:
     """Which struct types a generator has work for: work of their own (`own_needs`), or work
     in a value they hold (`field_needs`, which follows pointers, lists and maps into other
-    structs). Subclasses say what counts; the walk, its memo and its cycles are here."""
+    structs). Subclasses say what counts; the walk, its memo and its cycles are here.
+
+    The answer for a struct is found for everything it reaches at once, in time linear in
+    the types and fields: each struct's own answer, asking `ref_needs` with the structs it
+    meets recorded as edges (answered "no" for now), then "yes" spread backwards along the
+    edges from the structs that have work. A ring of pointers through N types costs N."""
 
     def __init__(self, universe: Universe):
         self.universe = universe
         self._memo: dict[tuple[str, str], bool] = {}
+        self._edges: dict[tuple[str, str], TypeDef] | None = None
+        """While one struct's own answer is found: the structs its fields reach."""
 
     def struct_needs(self, typedef: TypeDef, visiting: frozenset = frozenset()) -> bool:
         key = (typedef.package, typedef.name)
-        if key in self._memo:
-            return self._memo[key]
-        if key in visiting:
-            return False  # a cycle adds nothing by itself; any real work is found on another path
-        inner = visiting | {key}
-        needs = self.own_needs(typedef) or any(self.field_needs(f, inner) for f in typedef.fields)
-        if not visiting or needs:
-            self._memo[key] = needs  # a "no" found inside a cycle may have been cut short
-        return needs
+        if self._edges is not None:
+            self._edges[key] = typedef
+            return False
+        if key not in self._memo:
+            self._solve(typedef)
+        return self._memo[key]
+
+    def _solve(self, start: TypeDef) -> None:
+        local: dict[tuple[str, str], bool] = {}
+        successors: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        pending = [start]
+        while pending:
+            typedef = pending.pop()
+            key = (typedef.package, typedef.name)
+            if key in local or key in self._memo:
+                continue
+            self._edges = {}
+            try:
+                local[key] = self.own_needs(typedef) or any(self.field_needs(f) for f in typedef.fields)
+                reached = self._edges
+            finally:
+                self._edges = None
+            successors[key] = list(reached)
+            pending.extend(reached.values())
+        predecessors: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        for key, targets in successors.items():
+            for target in targets:
+                predecessors.setdefault(target, []).append(key)
+        needing = [k for k, v in local.items() if v] + [k for k in predecessors if self._memo.get(k)]
+        found = set(needing)
+        while needing:
+            for source in predecessors.get(needing.pop(), ()):
+                if source not in found:
+                    found.add(source)
+                    needing.append(source)
+        for key in local:
+            self._memo[key] = key in found
 
     def own_needs(self, typedef: TypeDef) -> bool:
         raise NotImplementedError
