@@ -40,15 +40,25 @@ def read_hook_modules(directory: Path, shown_directory: str, diagnostics: Diagno
         from libcst.metadata import MetadataWrapper, PositionProvider
 
         try:
-            tree = libcst.parse_module(path.read_text(encoding="utf-8"))
+            raw = path.read_bytes()
+            tree = libcst.parse_module(raw.decode("utf-8"))
         except libcst.ParserSyntaxError as err:
             diagnostics.error(
                 Position(shown, err.editor_line, err.editor_column),
                 f"cannot parse hook module: {err.message}",
             )
             continue
-        except (OSError, UnicodeDecodeError) as err:
-            diagnostics.error(Position(shown), f"cannot read hook module: {err}")
+        except UnicodeDecodeError as err:
+            # where the first byte that is not UTF-8 sits, as an editor counts lines and columns
+            line = raw.count(b"\n", 0, err.start) + 1
+            column = len(raw[raw.rfind(b"\n", 0, err.start) + 1 : err.start].decode("utf-8", "replace")) + 1
+            diagnostics.error(
+                Position(shown, line, column),
+                f"cannot read hook module: byte 0x{raw[err.start]:02x} is not UTF-8; save the file as UTF-8",
+            )
+            continue
+        except OSError as err:
+            diagnostics.error(Position(shown, 1, 1), f"cannot read hook module: {err.strerror}")
             continue
         wrapper = MetadataWrapper(tree)
         positions = wrapper.resolve(PositionProvider)

@@ -164,3 +164,11 @@ def test_a_long_ring_of_pointers_is_walked_once_per_type(tmp_path, monkeypatch):
             assert all(answers[f"T{i}"] for i in range(n)) and not answers["Alone"]
         else:
             assert not any(answers.values())
+
+
+def test_a_hook_module_that_is_not_utf8_is_an_error_at_the_byte(cli, tmp_path):
+    _project(tmp_path, "ops.example.com", {"types": KIND.format(kind="Widget")})
+    (tmp_path / "apis/ops/v1/defaults.py").write_bytes(b"def set_defaults_Widget(obj):\n    obj.size = 1  # caf\xe9\n")
+    result = _run(cli, tmp_path)
+    assert result.exit_code == 2
+    assert "apis/ops/v1/defaults.py:2:24: error: cannot read hook module: byte 0xe9 is not UTF-8" in result.output
