@@ -179,11 +179,120 @@ def _bytes(rng: random.Random, text: str) -> tuple[str, str]:
     return "\n".join(lines), f"swapped lines {a + 1} and {b + 1}"
 
 
-MUTATIONS = [_marker_value, _marker_insert, _struct_tag, _field_type, _bytes]
+# Names that have broken generators of Python: keywords, soft keywords, builtins, pydantic's
+# API, digits, non-ASCII letters and a letter with a combining mark (which Go refuses).
+PYTHON_NAMES = [
+    "class", "from", "import", "as", "in", "None", "True", "match", "case", "type", "_", "list", "dict", "str",
+    "int", "bool", "object", "self", "cls", "copy", "json", "schema", "model_dump", "validate", "123", "9lives",
+    "é", "Café", "Cafe\u0301", "x-y", "a.b", "models", "register", "protobuf", "Ω",
+]
+
+
+def _python_names(rng: random.Random, text: str) -> tuple[str, str]:
+    """A JSON name, field name or type name renamed after one of Python's own names."""
+    name = rng.choice(PYTHON_NAMES)
+    choice = rng.randrange(3)
+    if choice == 0:
+        lines = _lines_where(text, lambda line: 'json:"' in line and ",inline" not in line)
+        index = _pick(rng, lines)
+        new = re.sub(r'json:"[^",]*', f'json:"{name}', text.split("\n")[index], count=1)
+        return _replace_line(text, index, new), f"JSON name {name!r} at line {index + 1}"
+    if choice == 1:
+        lines = _lines_where(text, lambda line: re.match(r"^\t[A-Z]\w* +\S", line) is not None)
+        index = _pick(rng, lines)
+        field = name[:1].upper() + name[1:] if name[:1].isalpha() else "F" + name
+        new = re.sub(r"^\t[A-Z]\w*", "\t" + field, text.split("\n")[index], count=1)
+        return _replace_line(text, index, new), f"field name {field!r} at line {index + 1}"
+    types = re.findall(r"^type (\w+) ", text, re.M)
+    if not types:
+        raise _NotApplicable
+    old = rng.choice(types)
+    return re.sub(rf"\b{old}\b", name, text), f"type {old} renamed {name!r}"
+
+
+def _grammar_package(rng: random.Random, text: str) -> tuple[str, str]:
+    """A whole types.go written from a small grammar of API packages: kinds, their lists,
+    structs, enums and named types, with random field types, tags and markers."""
+    if not text.lstrip().startswith("package") or "type " not in text:
+        raise _NotApplicable
+    package = re.match(r"\s*package (\w+)", text).group(1)
+    names = [f"{rng.choice(['Widget', 'Gadget', 'Spec', 'Item', 'Rule', 'A'])}{i}" for i in range(rng.randint(1, 8))]
+    out = [f"package {package}\n", 'import (\n\tmetav1 "k8s.io/apimachinery/pkg/apis/meta/v1"\n'
+           '\t"k8s.io/apimachinery/pkg/api/resource"\n\t"k8s.io/apimachinery/pkg/util/intstr"\n)\n',
+           "var _ = resource.Quantity{}\nvar _ = intstr.IntOrString{}\n"]  # fmt: skip
+    for index, name in enumerate(names):
+        markers = "".join(f"// {m}{rng.choice(HOSTILE_VALUES) if m.endswith('=') else ''}\n"
+                          for m in rng.sample(KNOWN_MARKERS, rng.randint(0, 3)))  # fmt: skip
+        if rng.random() < 0.2:
+            out.append(f"{markers}// {name} is named.\ntype {name} string\n\nconst (\n\t{name}A {name} = \"A\"\n)\n")
+            continue
+        kind = rng.random() < 0.4
+        fields = []
+        if kind:
+            fields += ['\tmetav1.TypeMeta `json:",inline"`', '\tmetav1.ObjectMeta `json:"metadata,omitempty"`']
+        for number in range(rng.randint(0, 6)):
+            ref = rng.choice(TYPES + [rng.choice(names), "*" + rng.choice(names), "[]" + rng.choice(names)])
+            tag = rng.choice(TAG_VALUES) if rng.random() < 0.2 else f'json:"f{number},omitempty"'
+            marker = f"\t// {rng.choice(KNOWN_MARKERS)}\n" if rng.random() < 0.3 else ""
+            fields.append(f"{marker}\tF{number} {ref} `{tag}`")
+        body = "\n".join(fields)
+        root = "// +kubebuilder:object:root=true\n" if kind else ""
+        out.append(f"{root}{markers}// {name} is generated.\ntype {name} struct {{\n{body}\n}}\n")
+        if kind and rng.random() < 0.8:
+            out.append(f"// +kubebuilder:object:root=true\n// {name}List is a list.\ntype {name}List struct {{\n"
+                       f'\tmetav1.TypeMeta `json:",inline"`\n\tmetav1.ListMeta `json:"metadata,omitempty"`\n'
+                       f'\tItems []{name} `json:"items"`\n}}\n')  # fmt: skip
+    return "\n".join(out), f"grammar-generated package of {len(names)} types"
+
+
+def _long_cycle(rng: random.Random, text: str) -> tuple[str, str]:
+    """A ring of pointer types appended (`T0 -> *T1 -> ... -> *T0`)."""
+    if not text.lstrip().startswith("package"):
+        raise _NotApplicable
+    n = rng.randint(20, 300)
+    ring = "".join(f"// Ring{i} links on.\ntype Ring{i} struct {{\n\t// +optional\n\tNext *Ring{(i + 1) % n} "
+                   f'`json:"next,omitempty"`\n}}\n\n' for i in range(n))  # fmt: skip
+    return text + "\n" + ring, f"a ring of {n} pointer types"
+
+
+MUTATIONS = [_marker_value, _marker_insert, _struct_tag, _field_type, _bytes, _python_names, _grammar_package, _long_cycle]
+
+
+class Link(str):
+    """A source entry that is a symbolic link (to the path it holds), not a file."""
+
+
+def _file_system(rng: random.Random, sources: dict[str, str]) -> tuple[dict[str, str], str]:
+    """Odd things in the input directory: a dangling link, hooks that are not UTF-8 or do
+    not parse, an empty Go file, a package directory named like a keyword, a renamed
+    group (the same output directory is reused: its old files must go)."""
+    mutated = dict(sources)
+    package = rng.choice(sorted({p.rsplit("/", 1)[0] for p in mutated}))
+    choice = rng.randrange(6)
+    if choice == 0:
+        mutated[f"{package}/dangling.go"] = Link("nowhere.go")
+        return mutated, f"{package}/dangling.go: a link to nothing"
+    if choice == 1:
+        mutated[f"{package}/defaults.py"] = "def set_defaults_Widget(obj):\n    pass  # caf\udce9\n"
+        return mutated, f"{package}/defaults.py: not UTF-8"
+    if choice == 2:
+        mutated[f"{package}/validation.py"] = rng.choice(["def validate_Widget(:\n", "x = (\n", "\x00"])
+        return mutated, f"{package}/validation.py: does not parse"
+    if choice == 3:
+        mutated[f"{package}/empty.go"] = rng.choice(["", "package", "// +groupName=x\n"])
+        return mutated, f"{package}/empty.go: empty or a clause only"
+    if choice == 4:
+        word = rng.choice(["in", "class", "import", "1x", "a-b"])
+        renamed = {(word + p[p.index("/"):] if p.split("/")[0] == package.split("/")[0] else p): t for p, t in mutated.items()}
+        return renamed, f"group directory {package.split('/')[0]!r} renamed {word!r}"
+    renamed = {p: re.sub(r"\+groupName=[\w.-]+", f"+groupName=g{rng.randrange(5)}.example.com", t) for p, t in mutated.items()}
+    return renamed, "group renamed"
 
 
 def mutate(rng: random.Random, sources: dict[str, str]) -> tuple[dict[str, str], str]:
-    """One to three mutations of one or two files of the seed."""
+    """One to three mutations of one or two files of the seed, or an oddity of the file system."""
+    if rng.random() < 0.08:
+        return _file_system(rng, sources)
     mutated = dict(sources)
     done = []
     for _ in range(rng.choice((1, 1, 1, 2, 3))):
@@ -222,7 +331,10 @@ def _write_sources(root: Path, sources: dict[str, str]) -> None:
     for relative, text in sources.items():
         target = root / relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        if isinstance(text, Link):
+            target.symlink_to(str(text))
+        else:
+            target.write_bytes(text.encode("utf-8", "surrogateescape"))
 
 
 def _kgen(args: list[str], cwd: Path):

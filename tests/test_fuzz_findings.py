@@ -172,3 +172,16 @@ def test_a_hook_module_that_is_not_utf8_is_an_error_at_the_byte(cli, tmp_path):
     result = _run(cli, tmp_path)
     assert result.exit_code == 2
     assert "apis/ops/v1/defaults.py:2:24: error: cannot read hook module: byte 0xe9 is not UTF-8" in result.output
+
+
+def test_a_protobuf_package_named_after_a_directory_protobuf_refuses_is_a_located_error(cli, tmp_path):
+    """go-to-protobuf names the .proto package after the import path; `1x` cannot be a part
+    of it (protoc failed, an internal error)."""
+    write_tree(tmp_path, {
+        "apis/1x/v1/doc.go": "// +k8s:protobuf-gen=package\n// +groupName=ops.example.com\npackage v1\n",
+        "apis/1x/v1/types.go": KIND.format(kind="Widget").replace('`json:"size"`', '`json:"size" protobuf:"varint,1,opt,name=size"`'),
+    })  # fmt: skip
+    result = _run(cli, tmp_path)
+    assert result.exit_code == 2, result.output
+    assert ("apis/1x/v1/doc.go:1:1: error: the protobuf package example.com.x.apis.1x.v1 (from the import path) "
+            "has '1x', which is not a protobuf name") in result.output

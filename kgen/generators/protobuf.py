@@ -155,6 +155,9 @@ class Plan:
         return next(m for m in self.files[typedef.package].messages if m.name == typedef.name)
 
 
+_PROTO_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def proto_package(import_path: str) -> str:
     """`k8s.io/api/core/v1` -> `k8s.io.api.core.v1` (go-to-protobuf's package name)."""
     return import_path.replace("/", ".").replace("-", "_")
@@ -210,6 +213,7 @@ class _Planner:
         while pending := [proto for path, proto in sorted(self.files.items()) if path not in planned]:
             for proto in pending:
                 planned.add(proto.package.import_path)
+                self.check_package_name(proto.package)
                 for typedef in proto.package.types:
                     if is_wrapper(self.universe, typedef) and typedef.has_marker("protobuf.nullable"):
                         self.wrappers[(typedef.package, typedef.name)] = typedef
@@ -225,6 +229,19 @@ class _Planner:
                     proto.messages.append(self.wrapper(proto, typedef))
         for proto in self.files.values():
             proto.messages.sort(key=lambda m: m.name)
+
+    def check_package_name(self, package: Package) -> None:
+        """go-to-protobuf names the .proto package after the import path, whose parts must
+        then be protobuf identifiers (a directory `1x` is a Go package directory, not one)."""
+        name = proto_package(package.import_path)
+        bad = next((part for part in name.split(".") if not _PROTO_IDENTIFIER.fullmatch(part)), None)
+        if bad is not None and package.files:
+            self.problem(
+                f"{package.files[0]}:1:1",
+                f"the protobuf package {name} (from the import path) has {bad!r}, which is not a protobuf name "
+                "(letters, digits and underscores, not starting with a digit): rename the directory, "
+                "or remove +k8s:protobuf-gen=package from it",
+            )
 
     def problem(self, where: str, message: str) -> None:
         self.problems.append((Position.parse(where), message))
