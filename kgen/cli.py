@@ -24,7 +24,8 @@ from kgen import __version__, deepstack
 from kgen.console import NORMAL, QUIET, VERBOSE, Console
 from kgen.diagnostics import InputError
 from kgen.emit import EmitError, Mode, emit
-from kgen.generators import GENERATORS, HOMES, PLANNED, RUNTIME_GENERATORS
+from kgen.extras import MissingExtra
+from kgen.generators import DEFAULTS, GENERATORS, HOMES, PLANNED, RUNTIME_GENERATORS
 from kgen.markers.registry import REGISTRY
 from kgen.options import MODEL_BACKENDS, Options, OptionsError, find_config, resolve_options
 
@@ -44,11 +45,21 @@ Exit codes:
   2  bad input or settings (every problem is printed as path:line:col)
   3  a bug in kgen (set KGEN_DEBUG=1 for the traceback and report it)"""
 
+EXIT_CODES_NO_DRIFT = """\b
+Exit codes:
+  0  done
+  2  bad input or settings (every problem is printed as path:line:col)
+  3  a bug in kgen (set KGEN_DEBUG=1 for the traceback and report it)"""
+
+_VERBOSE_HELP = "Also show notes, and warnings about third-party packages (the module cache, vendor/, import maps)."
+
 _console = Console()
 
 
-def _input_options(function):
+def _input_options(function=None, *, verbose_help: str = _VERBOSE_HELP):
     """The flags that say where the API types are, and how much to say."""
+    if function is None:
+        return functools.partial(_input_options, verbose_help=verbose_help)
     decorators = [
         click.option("--input", "input_dir", metavar="DIR", help="Directory of Go API types (default: apis)."),
         click.option("--module", metavar="PATH", help="Go import path of the input directory (default: from its go.mod)."),
@@ -57,10 +68,7 @@ def _input_options(function):
             help="Read the Go package IMPORTPATH (and below) from DIR. Repeatable.",
         ),  # fmt: skip
         click.option("--tags", metavar="TAG[,TAG]", help="Extra build tags for //go:build constraints."),
-        click.option(
-            "-v", "--verbose", is_flag=True,
-            help="Also show notes, and warnings about third-party packages (the module cache, vendor/, import maps).",
-        ),  # fmt: skip
+        click.option("-v", "--verbose", is_flag=True, help=verbose_help),
         click.option("-q", "--quiet", is_flag=True, help="Print errors and diffs only."),
         click.option(
             "--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -78,7 +86,11 @@ def _with_console(function):
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
         global _console
-        quiet = kwargs.pop("quiet", False)
+        # -v and -q may come before the command too (`kgen -v generate`)
+        root = click.get_current_context().find_root().params
+        quiet = kwargs.pop("quiet", False) or bool(root.get("quiet"))
+        if "verbose" in kwargs:
+            kwargs["verbose"] = kwargs["verbose"] or bool(root.get("verbose"))
         verbosity = VERBOSE if kwargs.get("verbose") else QUIET if quiet else NORMAL
         _console = Console(verbosity)
         return function(*args, **kwargs)
@@ -108,7 +120,7 @@ def _guarded(function):
             _console.clear_progress()
             click.echo(f"kgen: {errors} error{'s' if errors != 1 else ''} in the input; nothing was written", err=True)
             sys.exit(EXIT_INPUT)
-        except (OptionsError, EmitError) as err:
+        except (OptionsError, EmitError, MissingExtra) as err:
             _console.error(str(err))
             sys.exit(EXIT_INPUT)
         except click.exceptions.Exit:
@@ -143,6 +155,7 @@ def _options(config_path, input_dir, module, import_map, tags, output=None, only
         tags=tags,
         registered=tuple(GENERATORS),
         planned=PLANNED,
+        defaults=DEFAULTS,
         strict=strict,
         require_module=True,
         models=models,
@@ -161,7 +174,9 @@ Shell completion (bash):           eval "$(_KGEN_COMPLETE=bash_source kgen)"
 """,
 )
 @click.version_option(__version__, "-V", "--version", prog_name="kgen")
-def main() -> None:
+@click.option("-v", "--verbose", is_flag=True, help="Say more (as the command's own -v).")
+@click.option("-q", "--quiet", is_flag=True, help="Print errors and diffs only (as the command's own -q).")
+def main(verbose: bool, quiet: bool) -> None:
     """kgen: schema and code generation for Kubernetes-style APIs in Python.
 
     Reads Go-style API types (apis/<group>/<version>/types.go) and writes models,
@@ -331,7 +346,7 @@ def protobuf_tags(config_path, input_dir, module, import_map, tags, verbose, wri
 
 
 @main.command(
-    epilog=EXIT_CODES + """
+    epilog=EXIT_CODES_NO_DRIFT + """
 
 \b
 Example:
@@ -371,7 +386,7 @@ def init(group: str, api_version: str, kind: str, module: str | None, directory:
 
 
 @main.command(
-    epilog=EXIT_CODES + """
+    epilog=EXIT_CODES_NO_DRIFT + """
 
 \b
 Examples:
@@ -382,7 +397,7 @@ Examples:
   kgen serve --storage etcd:http://127.0.0.1:2379
 """,
 )
-@_input_options
+@_input_options(verbose_help="Also log every request (the access log), and show notes and warnings about third-party packages.")
 @click.option("--address", default="127.0.0.1", show_default=True, help="Address to listen on; any but loopback means TLS and a bearer token.")
 @click.option("--port", type=click.IntRange(0, 65535), help="Port to listen on (default 8080, or 6443 with TLS; 0: any free port).")
 @click.option(
@@ -461,7 +476,7 @@ def serve(
         sys.exit(EXIT_INPUT)
 
 
-@main.command(name="bootstrap-runtime")
+@main.command(name="bootstrap-runtime", hidden=True)
 @click.option("--verify-only", is_flag=True, help="Write nothing; exit 1 when kgen's runtime models drifted.")
 @_guarded
 def bootstrap_runtime(verify_only: bool) -> None:

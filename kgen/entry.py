@@ -1,12 +1,11 @@
-"""The `kgen` command's entry point: the code generator when `kgen[codegen]` is installed,
-else a message saying how to install it (`pip install kgen` alone is the runtime)."""
+"""The `kgen` command's entry point: the code generator when `kgen-k8s[codegen]` is installed,
+else a message saying how to install it (`pip install kgen-k8s` alone is the runtime)."""
 
 from __future__ import annotations
 
 import sys
 
-CODEGEN_MODULES = frozenset({"tree_sitter", "tree_sitter_go", "jinja2", "libcst", "click", "black", "grpc_tools"})
-"""What the code generator needs beyond the runtime (the `codegen` extra)."""
+from kgen.extras import EXTRAS, install_command
 
 
 def main() -> None:
@@ -14,11 +13,11 @@ def main() -> None:
     try:
         from kgen.cli import main as cli
     except ModuleNotFoundError as err:
-        if (err.name or "").split(".")[0] not in CODEGEN_MODULES:
+        if (err.name or "").split(".")[0] not in EXTRAS["codegen"]:
             raise
         print(
             f"kgen: the code generator needs the codegen extra ({err.name} is not installed); "
-            "install it with: pip install 'kgen[codegen]'",
+            f"install it with: {install_command('codegen')}",
             file=sys.stderr,
         )
         sys.exit(2)

@@ -93,7 +93,9 @@ def load_config(path: Path) -> tuple[dict[str, Any], Path]:
     }  # fmt: skip
     unknown = sorted(set(table) - known)
     if unknown:
-        raise OptionsError(f"{path}: unknown [tool.kgen] settings: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+        where = _key_line(path, "tool.kgen", unknown[0])
+        raise OptionsError(f"{where}: unknown [tool.kgen] settings: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    _check_setting_types(path, table)
     crd = table.get("crd", {})
     if not isinstance(crd, dict):
         raise OptionsError(f"{path}: [tool.kgen.crd] must be a table")
@@ -130,6 +132,67 @@ def load_config(path: Path) -> tuple[dict[str, Any], Path]:
     return table, path.parent
 
 
+_STRING_SETTINGS = ("input", "output", "module", "hooks-package", "templates", "models")
+_LIST_SETTINGS = ("generators", "tags")
+
+
+def _check_setting_types(path: Path, table: dict[str, Any]) -> None:
+    """Each setting of the right type, at its line: a key that landed in the wrong table
+    (`strict = true` below `[tool.kgen.import-map]`) says where it belongs."""
+    for key in _STRING_SETTINGS:
+        if key in table and not isinstance(table[key], str):
+            raise OptionsError(f"{_key_line(path, 'tool.kgen', key)}: [tool.kgen] {key} must be a string, got {table[key]!r}")
+    for key in _LIST_SETTINGS:
+        value = table.get(key)
+        if value is not None and (not isinstance(value, list) or not all(isinstance(v, str) for v in value)):
+            raise OptionsError(f"{_key_line(path, 'tool.kgen', key)}: [tool.kgen] {key} must be a list of strings, "
+                               f"got {value!r}")  # fmt: skip
+    for name in ("import-map", "import_map"):
+        mapping = table.get(name)
+        if mapping is None:
+            continue
+        if isinstance(mapping, list):
+            if not all(isinstance(v, str) for v in mapping):
+                raise OptionsError(f"{_key_line(path, 'tool.kgen', name)}: [tool.kgen] {name} entries are "
+                                   "\"IMPORTPATH=DIR\" strings")  # fmt: skip
+            continue
+        if not isinstance(mapping, dict):
+            raise OptionsError(f"{_key_line(path, 'tool.kgen', name)}: [tool.kgen] {name} must be a table of import "
+                               "path = directory")  # fmt: skip
+        for import_path, directory in mapping.items():
+            if not isinstance(directory, str):
+                hint = ""
+                if import_path in table or import_path in _known_settings():
+                    hint = (f"; {import_path!r} is a [tool.kgen] setting: move it above the first [tool.kgen.*] table "
+                            "(a key belongs to the table whose header is above it)")  # fmt: skip
+                raise OptionsError(
+                    f"{_key_line(path, f'tool.kgen.{name}', import_path)}: [tool.kgen.{name}] maps an import path to "
+                    f"a directory (a string), got {import_path} = {directory!r}{hint}"
+                )
+
+
+def _known_settings() -> set[str]:
+    return {*_STRING_SETTINGS, *_LIST_SETTINGS, "strict", "import-map", "crd"}
+
+
+def _key_line(path: Path, table: str, key: str) -> str:
+    """`path:line` of `key` in the TOML table `table` (by its header line), or `path`."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return str(path)
+    current = ""
+    for number, line in enumerate(lines, 1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            current = stripped.strip("[]").split("#")[0].strip().strip("[]").replace('"', "")
+            continue
+        name = stripped.split("=", 1)[0].strip().strip('"')
+        if current == table and "=" in stripped and name == key:
+            return f"{path}:{number}"
+    return str(path)
+
+
 _CRD_SETTINGS = {"max-description-length", "embedded-object-meta", "output", "conversion"}
 """controller-gen's crd options, as `[tool.kgen.crd]` names them."""
 _CONVERSION_SETTINGS = {"service-name", "service-namespace", "path", "port"}
@@ -161,11 +224,13 @@ def resolve_options(
     crd_embedded_object_meta: bool | None = None,
     registered: tuple[str, ...],
     planned: tuple[str, ...] = (),
+    defaults: tuple[str, ...] | None = None,
     strict: bool | None = None,
     require_module: bool = False,
     models: str | None = None,
 ) -> Options:
-    """Merge flags over the config file over defaults, and check the result."""
+    """Merge flags over the config file over defaults, and check the result. `defaults`: the
+    generators that run when the settings name none (every `registered` one if None)."""
     config, base = load_config(config_path)
     cwd = Path.cwd()
     input_dir = (cwd / input) if input else (base / config.get("input", "apis"))
@@ -186,7 +251,7 @@ def resolve_options(
         )
     mapping = parse_import_map(config.get("import-map", config.get("import_map", {})), base)
     mapping.update(parse_import_map(list(import_map), cwd))
-    generators = tuple(config.get("generators", registered))
+    generators = tuple(config.get("generators", registered if defaults is None else defaults))
     _check_generators(generators, registered, planned, "generators in [tool.kgen]")
     selected = tuple(g.strip() for g in only.split(",") if g.strip()) if only else ()
     _check_generators(selected, registered, planned, "--only")

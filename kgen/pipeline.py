@@ -80,9 +80,11 @@ def generate(
         models_msgspec.check(universe, diagnostics)
     diagnostics.raise_if_errors()
     generator_options = GeneratorOptions(
-        # What modules import of each other is what this run generates (`--only` included):
-        # a package whose __init__ imports a module that was not generated does not import.
+        # This run writes the selected generators' files; the files that wire modules
+        # together import the configured generators' modules, so `--only` never unwires a
+        # module it did not regenerate.
         generators=options.selected,
+        wiring=options.generators,
         crd_max_description_length=options.crd_max_description_length,
         crd_embedded_object_meta=options.crd_embedded_object_meta,
         crd_conversion=options.crd_conversion,

@@ -43,6 +43,7 @@ class Scaffold:
             f"{self.package_dir}/doc.go": _DOC_GO.format(**self._names()),
             f"{self.package_dir}/types.go": _TYPES_GO.format(**self._names()),
             ".pre-commit-config.yaml": _PRE_COMMIT,
+            ".gitignore": _GITIGNORE,
         }
 
     def _names(self) -> dict[str, str]:
@@ -121,8 +122,24 @@ _PYPROJECT = """\
 name = "{name}"
 version = "0.1.0"
 requires-python = ">=3.11"
-dependencies = ["kgen"]
+dependencies = ["kgen-k8s"]
 
+[tool.pytest.ini_options]
+# Tests import generated/ from the project root, whether run as `pytest` or `python -m pytest`.
+pythonpath = ["."]
+
+"""
+
+_GITIGNORE = """\
+.venv/
+__pycache__/
+*.pyc
+.pytest_cache/
+.hypothesis/
+.mypy_cache/
+build/
+dist/
+*.egg-info/
 """
 
 _CONFIG = """\

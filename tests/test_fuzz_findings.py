@@ -185,3 +185,15 @@ def test_a_protobuf_package_named_after_a_directory_protobuf_refuses_is_a_locate
     assert result.exit_code == 2, result.output
     assert ("apis/1x/v1/doc.go:1:1: error: the protobuf package example.com.x.apis.1x.v1 (from the import path) "
             "has '1x', which is not a protobuf name") in result.output
+
+
+def test_a_message_named_in_letters_protobuf_refuses_is_a_located_error(cli, tmp_path):
+    """Go takes any Unicode letter in a type name; a protobuf message name is ASCII (protoc
+    failed, an internal error: found by the fuzzer's Unicode names)."""
+    write_tree(tmp_path, {
+        "apis/ops/v1/doc.go": "// +k8s:protobuf-gen=package\n// +groupName=ops.example.com\npackage v1\n",
+        "apis/ops/v1/types.go": "package v1\n\n// Ω is a type.\ntype Ω struct {\n\tX int32 `json:\"x\" protobuf:\"varint,1,opt,name=x\"`\n}\n",
+    })  # fmt: skip
+    result = _run(cli, tmp_path)
+    assert result.exit_code == 2, result.output
+    assert "apis/ops/v1/types.go:4:6: error: type Ω is a protobuf message, whose name must be ASCII" in result.output

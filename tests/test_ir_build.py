@@ -282,7 +282,7 @@ def test_unresolvable_import_names_the_fix(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     write_tree(
         tmp_path,
-        {"v1/types.go": 'package v1\n\nimport corev1 "k8s.io/api/core/v1"\n\ntype A struct {\n\tP corev1.PodSpec\n}\n'},
+        {"v1/types.go": 'package v1\n\nimport corev1 "k8s.io/api/core/v1"\n\ntype A struct {\n\tP corev1.PodSpec `json:"p"`\n}\n'},
     )
     _, diagnostics = build(tmp_path / "v1", module="example.com/apis/v1")
     assert messages(diagnostics) == [

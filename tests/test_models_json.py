@@ -216,7 +216,7 @@ def test_decode_ignores_unknown_fields_and_is_case_sensitive(either):
         (b'{"s":5}', "Input should be a valid string"),
         (b'{"raw":"not base64!"}', "illegal base64 data"),
         (b'{"q":"1.2.3"}', "quantities must match the regular expression"),
-        (b'{"q":"1 "}', "quantities must match the regular expression"),
+        (b'{"q":"1 x"}', "quantities must match the regular expression"),  # Go trims the ends only
         (b'{"t":"yesterday"}', "not an RFC 3339 timestamp"),
         (b'{"l":"a"}', "Input should be a valid array"),
     ],
@@ -227,7 +227,7 @@ def test_decode_rejects_what_go_rejects(shapes, document, problem):
 
 
 @pytest.mark.parametrize(
-    "document", [b'{"i":"5"}', b'{"i":5.5}', b'{"s":5}', b'{"raw":"not base64!"}', b'{"q":"1.2.3"}', b'{"q":"1 "}',
+    "document", [b'{"i":"5"}', b'{"i":5.5}', b'{"s":5}', b'{"raw":"not base64!"}', b'{"q":"1.2.3"}', b'{"q":"1 x"}',
                  b'{"t":"yesterday"}', b'{"l":"a"}', b'{"m":{"k":1}}', b'{"st":[]}', b'{"ios":true}']
 )  # fmt: skip
 def test_decode_rejects_what_go_rejects_on_either_backend(either, document):

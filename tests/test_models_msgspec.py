@@ -581,8 +581,9 @@ def test_models_msgspec_selects_the_backend_every_generator_runs_on(cli, tmp_pat
     assert made.exit_code == 0, made.output
     package = project / "generated/shop/v1"
     assert "(_Struct):" in (package / "models.py").read_text()
-    for module in ("client.py", "deepcopy.py", "validation.py", "defaulters.py", "strategies.py", "register.py"):
+    for module in ("client.py", "deepcopy.py", "validation.py", "defaulters.py", "register.py"):
         assert (package / module).exists(), module
+    assert not (package / "strategies.py").exists()  # opt-in (they need hypothesis)
     assert cli(["generate", "--check", "--models", "msgspec"], project).exit_code == 0
     drifted = cli(["generate", "--check", "--models", "pydantic"], project)
     assert drifted.exit_code == 1

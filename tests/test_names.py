@@ -173,3 +173,41 @@ def test_every_name_that_reaches_python_is_escaped(generate_project):
     a = models.A.from_json('{"spec":{"123":4}}')
     assert a.spec.field_123 == 4 and isinstance(a.spec, models.list_)
     assert models.A.from_json(a.to_json()) == a and b'"spec":{"123":4}' in a.to_json()
+
+
+def test_client_gen_scale_methods_keep_their_names_beside_the_scale_subresource(generate_project):
+    """prometheus-operator's kinds have `+kubebuilder:subresource:scale` and client-gen's
+    `+genclient:method=GetScale,verb=get,subresource=scale`: one `get_scale`, not `get_scale_`."""
+    module, _ = generate_project(
+        {
+            "mon/v1/doc.go": "// +groupName=mon.example.com\npackage v1\n",
+            "mon/v1/types.go": """
+                package v1
+
+                import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+                // +genclient
+                // +genclient:method=GetScale,verb=get,subresource=scale,result=k8s.io/api/autoscaling/v1.Scale
+                // +genclient:method=UpdateScale,verb=update,subresource=scale,input=k8s.io/api/autoscaling/v1.Scale,result=k8s.io/api/autoscaling/v1.Scale
+                // +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas
+                type Prom struct {
+                    metav1.TypeMeta   `json:",inline"`
+                    metav1.ObjectMeta `json:"metadata,omitempty"`
+                    Spec              PromSpec `json:"spec"`
+                }
+
+                type PromSpec struct {
+                    Replicas *int32 `json:"replicas,omitempty"`
+                }
+
+                type PromList struct {
+                    metav1.TypeMeta `json:",inline"`
+                    metav1.ListMeta `json:"metadata,omitempty"`
+                    Items           []Prom `json:"items"`
+                }
+                """,
+        }
+    )
+    client = module("mon.v1.client")
+    assert callable(client.PromClient.get_scale) and callable(client.PromClient.update_scale)
+    assert not hasattr(client.PromClient, "get_scale_") and not hasattr(client.PromClient, "update_scale_")

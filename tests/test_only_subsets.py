@@ -1,5 +1,7 @@
-"""`--only`: whatever subset of the generators a run selects, the package it writes imports;
-a package's `__init__` and `register.py` import only the modules this run generated."""
+"""Subsets of the generators. Configured (`generators` in [tool.kgen]): whatever subset it
+is, the package written imports, its `__init__` and `register.py` importing only the modules
+of that subset. Selected for one run (`--only`) on a generated tree: the run rewrites only
+its own files and the tree stays wired as a full run leaves it (`--check` finds nothing)."""
 
 from __future__ import annotations
 
@@ -42,9 +44,9 @@ def _modules(root: Path) -> list[str]:
 
 @pytest.mark.parametrize("subset", SUBSETS, ids=lambda s: "+".join(s) if len(s) < 4 else "all-but-" + "".join(
     sorted(set(GENERATORS) - set(s))))  # fmt: skip
-def test_every_subset_imports(subset, example_options, tmp_path, monkeypatch):
+def test_every_configured_subset_imports(subset, example_options, tmp_path, monkeypatch):
     monkeypatch.chdir(REPO)
-    options = dataclasses.replace(example_options, only=subset)
+    options = dataclasses.replace(example_options, generators=subset)
     result = pipeline.generate(options, use_cache=False)
     out = tmp_path / "out"
     emit(result.files, out, Mode.WRITE, options.selected)
@@ -60,3 +62,16 @@ def test_every_subset_imports(subset, example_options, tmp_path, monkeypatch):
     )
     done = subprocess.run([sys.executable, "-c", program, str(tmp_path), str(REPO)], capture_output=True, text=True)
     assert done.returncode == 0, f"--only {','.join(subset)}: {done.stderr[-1500:]}"
+
+
+@pytest.mark.parametrize("only", [("models",), ("models", "crd"), ("deepcopy",), ("scheme", "openapi")], ids="+".join)
+def test_only_on_a_generated_tree_changes_nothing_it_did_not_regenerate(only, example_options, tmp_path, monkeypatch):
+    monkeypatch.chdir(REPO)
+    full = pipeline.generate(example_options, use_cache=False)
+    out = tmp_path / "out"
+    emit(full.files, out, Mode.WRITE, example_options.selected)
+    partial = pipeline.generate(dataclasses.replace(example_options, only=only), use_cache=False)
+    report = emit(partial.files, out, Mode.WRITE, only)
+    assert report.written == [] and report.deleted == []
+    check = emit(full.files, out, Mode.CHECK, example_options.selected)
+    assert not (check.stale or check.missing or check.orphaned)

@@ -1,6 +1,6 @@
 """The README's five-minute tutorial, run exactly as written: its shell blocks, in order,
-in one shell, in an empty directory. pip is pointed at the wheel of this checkout (a
-package named kgen on PyPI is someone else's), and nothing else is changed."""
+in one shell, in an empty directory. pip finds kgen-k8s as the wheel of this checkout (as
+it will on PyPI once released), and nothing else is changed."""
 
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ def tutorial_blocks() -> list[str]:
 
 def test_the_tutorial_has_the_steps_it_promises():
     script = "\n".join(tutorial_blocks())
-    for step in ("kgen init", "cat > apis/shop/v1/types.go", "kgen generate", "pip install --quiet kgen", "pre-commit run"):
+    for step in ("pip install --quiet \"kgen-k8s[codegen]\"", "kgen init", "cat > apis/shop/v1/types.go",
+                 "kgen generate", "pip install --quiet kgen-k8s", "pre-commit run"):
         assert step in script
 
 
@@ -33,9 +34,9 @@ def test_the_tutorial_runs_as_written(tmp_path):
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(wheels), str(REPO)],
                            capture_output=True, text=True)  # fmt: skip
     assert built.returncode == 0, built.stderr[-2000:]
-    version = next(wheels.glob("kgen-*.whl")).name.split("-")[1]
+    version = next(wheels.glob("kgen_k8s-*.whl")).name.split("-")[1]
     constraints = tmp_path / "constraints.txt"
-    constraints.write_text(f"kgen=={version}\n")
+    constraints.write_text(f"kgen-k8s=={version}\n")
     project = tmp_path / "shop"
     project.mkdir()
     environment = {

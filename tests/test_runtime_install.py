@@ -1,4 +1,4 @@
-"""`pip install kgen` is the runtime alone: generated code imports and works in a fresh
+"""`pip install kgen-k8s` is the runtime alone: generated code imports and works in a fresh
 virtual environment that has none of the code generator's dependencies, and the `kgen`
 command there says how to get the generator."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from kgen.entry import CODEGEN_MODULES
+from kgen.extras import EXTRAS
 
 USE = """
 import importlib.util, json, sys
@@ -52,7 +52,7 @@ def runtime_venv(tmp_path_factory):
     environment = work / "venv"
     venv.create(environment, with_pip=True)
     python = environment / "bin" / "python"
-    wheel = next(wheels.glob("kgen-*.whl"))
+    wheel = next(wheels.glob("kgen_k8s-*.whl"))
     installed = subprocess.run([python, "-m", "pip", "install", "--quiet", str(wheel)], capture_output=True, text=True)
     assert installed.returncode == 0, installed.stderr[-2000:]
     return python
@@ -62,7 +62,7 @@ def test_the_runtime_alone_runs_generated_code(runtime_venv, tmp_path):
     project = tmp_path / "project"
     shutil.copytree(REPO / "generated", project / "generated", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(REPO / "apis", project / "apis", ignore=shutil.ignore_patterns("__pycache__", "*.go"))
-    done = subprocess.run([runtime_venv, "-c", USE, *sorted(CODEGEN_MODULES)], cwd=project, capture_output=True, text=True)
+    done = subprocess.run([runtime_venv, "-c", USE, *sorted(EXTRAS["codegen"])], cwd=project, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     import json
 
@@ -73,7 +73,7 @@ def test_the_runtime_alone_runs_generated_code(runtime_venv, tmp_path):
 def test_the_kgen_command_of_the_runtime_says_how_to_get_the_generator(runtime_venv):
     done = subprocess.run([runtime_venv.parent / "kgen", "generate"], capture_output=True, text=True)
     assert done.returncode == 2
-    assert "install it with: pip install 'kgen[codegen]'" in done.stderr
+    assert "install it with: pip install 'kgen-k8s[codegen]'" in done.stderr
     assert "Traceback" not in done.stderr
 
 

@@ -77,3 +77,37 @@ def test_watch(frobbers):
     frobbers.delete(name="watched", namespace="default")
     thread.join(15)
     assert events == [("ADDED", 1), ("MODIFIED", 2), ("DELETED", 2)]
+
+
+@pytest.fixture(scope="module")
+def api_client():
+    from kubernetes import config
+
+    with ServeProcess() as server:
+        yield config.new_client_from_config(config_file=str(server.kubeconfig))
+
+
+def test_the_typed_apis_discovery_and_version_calls(api_client):
+    """`ApisApi().get_api_versions()` asks for /apis/ and `VersionApi().get_code()` for
+    /version/: kube-apiserver serves both with the trailing slash too."""
+    from kubernetes import client
+
+    groups = client.ApisApi(api_client).get_api_versions()
+    assert "example.kgen.dev" in [g.name for g in groups.groups]
+    assert client.VersionApi(api_client).get_code().git_version.startswith("v1.")
+    assert client.CoreApi(api_client).get_api_versions().versions == ["v1"]
+
+
+def test_objects_without_api_version_and_kind_take_them_from_the_path(api_client):
+    """`create_namespace(V1Namespace(metadata=...))` sends no apiVersion or kind; the API
+    server's decoder fills them from the request's path (as for any resource)."""
+    from kubernetes import client
+
+    core = client.CoreV1Api(api_client)
+    created = core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name="typed")))
+    assert (created.api_version, created.kind, created.metadata.name) == ("v1", "Namespace", "typed")
+    custom = client.CustomObjectsApi(api_client)
+    made = custom.create_namespaced_custom_object(
+        "example.kgen.dev", "v1", "typed", "frobbers", {"metadata": {"name": "f"}, "spec": {"params": ["a"]}}
+    )
+    assert (made["apiVersion"], made["kind"]) == ("example.kgen.dev/v1", "Frobber")

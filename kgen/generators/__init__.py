@@ -55,6 +55,13 @@ CHECKS: dict[str, Callable[[Universe, Diagnostics], None]] = {
     client.NAME: client.check,
 }
 
+#: Generators that run only when asked for (`generators` in [tool.kgen], or --only): the
+#: hypothesis strategies import hypothesis, a test dependency (the `test` extra).
+OPT_IN = (strategies.NAME,)
+
+#: What runs when the settings name no generators.
+DEFAULTS = tuple(name for name in GENERATORS if name not in OPT_IN)
+
 #: The directories of the output root that hold one generator's files and nothing else:
 #: a file of that generator there that a run does not produce is an orphan, wherever it is
 #: (a renamed group's OpenAPI document, the CRD of a removed kind).

@@ -134,6 +134,10 @@ def _class_names(mixins: list[str]) -> frozenset[str]:
     return frozenset(name for cls in classes for klass in cls.__mro__ for name in vars(klass))
 
 
+# Runtime mixin methods by the verb and subresource they serve: a `+genclient:method` of the
+# same name, verb and subresource is the same method, not a second one to rename.
+_MIXIN_METHODS = {"get_scale": ("get", "scale"), "update_scale": ("update", "scale")}
+
 # What the group clients (`Client`, `AsyncClient`) have beside one accessor per kind.
 _GROUP_CLIENT_NAMES = frozenset({"transport", "from_config"})
 
@@ -145,8 +149,11 @@ def _extra_methods(typedef: TypeDef, taken: frozenset[str] = frozenset()) -> lis
             continue
         name, _, rest = str(marker.value).partition(",")
         args = dict(part.split("=", 1) for part in rest.split(",") if "=" in part)
-        method = python_method(_snake(name.strip()), taken)
-        out.append(ExtraMethod(method, args.get("verb", "get"), args.get("subresource", "")))
+        snake, verb, subresource = _snake(name.strip()), args.get("verb", "get"), args.get("subresource", "")
+        # GetScale/UpdateScale (client-gen's own names) do what the Scale mixin's methods do: same name
+        same = _MIXIN_METHODS.get(snake) == (verb, subresource)
+        method = snake if same else python_method(snake, taken)
+        out.append(ExtraMethod(method, verb, subresource))
     return out
 
 
@@ -226,7 +233,7 @@ def _client_file(universe: Universe, package: Package) -> GeneratedFile:
         )  # fmt: skip
     for name in ("Resource", "_Client", "_AsyncClient"):
         context.imports[("kgen.runtime.client.resource", name)] = name if name.startswith("_") else f"_{name}"
-    for name in ("Transport", "AsyncTransport", "load_config"):
+    for name in ("Transport", "AsyncTransport", "configured"):
         context.imports[("kgen.runtime.client", name)] = f"_{name}"
     if any(m.applies for c in clients for m in c.extra):
         context.imports[("kgen.runtime.client.options", "APPLY_PATCH")] = "_APPLY_PATCH"

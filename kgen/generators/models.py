@@ -416,7 +416,7 @@ def _init_file(universe: Universe, package: Package, options: GeneratorOptions) 
     registering = [
         module
         for generator, (module, has_module) in REGISTERING_MODULES.items()
-        if generator in options.generators and has_module(universe, package)
+        if generator in options.wired and has_module(universe, package)
     ]
     return render_python(
         "models/init.py.j2",

@@ -9,8 +9,15 @@ from typing import Any
 @dataclass(frozen=True)
 class GeneratorOptions:
     generators: tuple[str, ...]
-    """The generators of this run (the configured ones, or those `--only` selects); files
-    that wire modules together (a package's `__init__`, `register.py`) import only theirs."""
+    """The generators of this run (the configured ones, or those `--only` selects)."""
+    wiring: tuple[str, ...] = ()
+    """The configured generators (the run's own when empty): the files that wire modules
+    together (a package's `__init__`, `register.py`) import their modules, so a run of a few
+    of them (`--only`) leaves a tree wired exactly as a full run leaves it."""
+
+    @property
+    def wired(self) -> tuple[str, ...]:
+        return self.wiring or self.generators
     crd_max_description_length: int | None = None
     """Cut CRD descriptions longer than this at a sentence or word (0 drops them), as
     controller-gen's crd:maxDescLen: keeps large CRDs under the annotation size limit of

@@ -247,6 +247,12 @@ class _Planner:
         self.problems.append((Position.parse(where), message))
 
     def message(self, proto: ProtoFile, typedef: TypeDef) -> Message:
+        if not _PROTO_IDENTIFIER.fullmatch(typedef.name):  # Go names may be any Unicode letters
+            self.problem(
+                typedef.position,
+                f"type {typedef.name} is a protobuf message, whose name must be ASCII letters, digits and "
+                "underscores: rename it, or leave it out of protobuf with +protobuf=false",
+            )
         tombstones = self.tombstones(typedef)
         fields: list[ProtoField] = []
         by_number: dict[int, ProtoField] = {}

@@ -131,10 +131,10 @@ def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFil
         if not has_module(universe, package):
             continue
         kinds = _kinds(package)
-        with_defaulters = "defaulters" in options.generators and defaulters.has_module(universe, package)
-        with_conversion = "conversion" in options.generators and conversion.has_module(universe, package)
+        with_defaulters = "defaulters" in options.wired and defaulters.has_module(universe, package)
+        with_conversion = "conversion" in options.wired and conversion.has_module(universe, package)
         with_validation = (
-            "validation" in options.generators
+            "validation" in options.wired
             and validation.has_module(universe, package)
             and any(t.is_kind and validation.needs(universe, t) for t in package.types)
         )
@@ -154,7 +154,7 @@ def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFil
                 with_defaulters=with_defaulters,
                 with_conversion=with_conversion,
                 hub_kinds=[k for k in conversion.is_hub(universe, package) if k in {t.name for t in kinds}]
-                if "conversion" in options.generators else [],
+                if "conversion" in options.wired else [],
                 with_validation=with_validation,
                 model_base=MODEL_BASES[options.models],
                 docstring=docstring,

@@ -648,6 +648,14 @@ class _Builder:
             if problem is not None:  # go vet's complaint; the build takes what Go reads
                 self.diagnostics.warning(decl.tag_position or decl.position, problem)
             json_tag = JSONTag.parse(tags.get("json"))
+            if "json" not in tags and problem is None and decl.names and self._versioned_api(package):
+                # Go writes the field under its Go name; controller-gen and kube-api-linter ask for a tag
+                self.diagnostics.warning(
+                    decl.tag_position or decl.position,
+                    f"field {decl.names[0]} has no json tag, so its JSON name is {decl.names[0]!r} and it is required "
+                    f"in the CRD; add `json:\"{decl.names[0][:1].lower() + decl.names[0][1:]},omitempty\"` (or the name "
+                    "it has on the wire)",
+                )
             if json_tag.skip and tags.get("protobuf", "-") == "-":
                 # `json:"-"` and in no protobuf message: not part of the API, so its type is
                 # never read (controller-gen's schema skips it the same way)
@@ -690,6 +698,14 @@ class _Builder:
                     )  # fmt: skip
                 )
         return out
+
+    def _versioned_api(self, import_path: str) -> bool:
+        """A versioned API package of the input (internal types carry no json tags)."""
+        info = self.packages.get(import_path)
+        if info is None or info.role != "api":
+            return False
+        directory = info.source.relative_dir.rsplit("/", 1)[-1] if info.source.relative_dir else info.source.directory.name
+        return bool(_VERSION.match(directory)) or any(m.name == "versionName" for m in info.markers)
 
     def _holds_data_ref(self, ref: TypeRef, member: FieldDecl) -> bool:
         """Report a member whose named type is an interface with methods, a func or a chan."""

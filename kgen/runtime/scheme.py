@@ -279,6 +279,7 @@ class Scheme:
         field_validation: FieldValidation | str = FieldValidation.STRICT,
         default: bool = True,
         max_bytes: int | None = MAX_REQUEST_BODY_BYTES,
+        defaults: GroupVersionKind | None = None,
     ) -> DecodeResult:
         """Decode a serialized object of any registered kind, check its fields, default it.
 
@@ -287,7 +288,10 @@ class Scheme:
         for anything that is not a valid object of a registered kind: not JSON (NaN and
         Infinity are not JSON), nested deeper than `MAX_DOCUMENT_DEPTH`,
         strict field errors, values of the wrong type or out of range (causes name their
-        fields, `spec.ports[0].port`, on pydantic models and msgspec structs alike)."""
+        fields, `spec.ports[0].port`, on pydantic models and msgspec structs alike).
+
+        `defaults` is what the request's path says the object is: an apiVersion or kind the
+        data leaves out is taken from it, as the API server's decoder fills them."""
         mode = FieldValidation(field_validation)
         if isinstance(data, str):
             raw = data.encode("utf-8", "surrogatepass")  # a lone surrogate is then invalid UTF-8
@@ -309,6 +313,9 @@ class Scheme:
         if raw.count(b"[") + raw.count(b"{") > MAX_DOCUMENT_DEPTH and _deeper_than(document, MAX_DOCUMENT_DEPTH):
             raise bad_request(f"invalid JSON: nested more than {MAX_DOCUMENT_DEPTH} levels deep")
         api_version, kind = document.get("apiVersion"), document.get("kind")
+        if defaults is not None:
+            api_version = api_version or defaults.group_version.api_version
+            kind = kind or defaults.kind
         if not isinstance(kind, str) or not kind:
             raise bad_request(f"Object 'Kind' is missing in '{_excerpt(raw)}'")
         if not isinstance(api_version, str) or not api_version:

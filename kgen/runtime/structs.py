@@ -51,7 +51,7 @@ try:
     import msgspec
 except ModuleNotFoundError as err:  # pragma: no cover - the runtime without the extra
     raise ModuleNotFoundError(
-        "kgen's msgspec models need msgspec: pip install 'kgen[msgspec]'", name=err.name
+        "kgen's msgspec models need msgspec: pip install 'kgen-k8s[msgspec]'", name=err.name
     ) from None
 import orjson
 

@@ -17,6 +17,10 @@
 `kgen serve` (kgen.cli) calls `main.serve`; tests start it with `tests/serve_fixtures.py`.
 """
 
-from kgen.serve.main import PreparedServer, ServeError, ServeOptions, prepare, serve
+from kgen.extras import require
+
+require("serve", "kgen serve")
+
+from kgen.serve.main import PreparedServer, ServeError, ServeOptions, prepare, serve  # noqa: E402
 
 __all__ = ["PreparedServer", "ServeError", "ServeOptions", "prepare", "serve"]

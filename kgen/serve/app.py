@@ -195,12 +195,16 @@ def create_app(
         Route("/healthz", _guarded(health), methods=["GET", "HEAD"]),
         Route("/livez", _guarded(health), methods=["GET", "HEAD"]),
         Route("/readyz", _guarded(ready), methods=["GET", "HEAD"]),
-        Route("/version", _guarded(version), methods=["GET"]),
-        Route("/api", _guarded(core_root), methods=_ALL_METHODS),
-        Route("/apis", _guarded(groups_root), methods=_ALL_METHODS),
-        Route("/api/{version}", _guarded(group_version_root), methods=_ALL_METHODS),
-        Route("/apis/{group}", _guarded(group_root), methods=_ALL_METHODS),
-        Route("/apis/{group}/{version}", _guarded(group_version_root), methods=_ALL_METHODS),
+        # Discovery with and without the trailing slash, as kube-apiserver serves it (the
+        # official Python client asks for /apis/ and /version/).
+        *(Route(path + slash, _guarded(handler), methods=methods) for path, handler, methods in (
+            ("/version", version, ["GET"]),
+            ("/api", core_root, _ALL_METHODS),
+            ("/apis", groups_root, _ALL_METHODS),
+            ("/api/{version}", group_version_root, _ALL_METHODS),
+            ("/apis/{group}", group_root, _ALL_METHODS),
+            ("/apis/{group}/{version}", group_version_root, _ALL_METHODS),
+        ) for slash in ("", "/")),
         Route("/openapi/v2", _guarded(openapi_v2), methods=_ALL_METHODS),
         Route("/openapi/v3", _guarded(openapi_v3_index), methods=_ALL_METHODS),
         Route("/openapi/v3/{path:path}", _guarded(openapi_v3), methods=_ALL_METHODS),

@@ -12,7 +12,7 @@ events, patches and server-side apply behave exactly as `kgen serve` does, on th
 store engine. Reactors see each call first and may answer it with an error, as client-go's
 fake clientset's reactors do; `actions` records every call.
 
-It needs what `kgen serve` needs (`pip install "kgen[codegen,serve]"`, a test dependency).
+It needs what `kgen serve` needs (`pip install "kgen-k8s[codegen,serve]"`, a test dependency).
 """
 
 from __future__ import annotations
@@ -183,7 +183,7 @@ class FakeCluster:
         configuration's `models`). The generated package is imported into this process
         under the configuration's output name: to serve msgspec beside an imported pydantic
         package of the same name, configure another output name."""
-        from kgen.generators import GENERATORS
+        from kgen.generators import DEFAULTS, GENERATORS
         from kgen.options import MODEL_BACKENDS, find_config, resolve_options
         from kgen.serve.api import ServedAPI
         from kgen.serve.app import create_app, startup
@@ -196,6 +196,7 @@ class FakeCluster:
             config_path=found if found is not None else Path.cwd() / "pyproject.toml",
             input=str(input) if input is not None else None,
             registered=tuple(GENERATORS),
+            defaults=DEFAULTS,
             models=models,
         )  # fmt: skip
         self.namespace = namespace

@@ -78,7 +78,7 @@ class KindFlow:
     def decode(self, data: bytes, version: str, field_validation: FieldValidation) -> DecodeResult:
         """A request body (JSON) of this kind in `version`, decoded and defaulted; 400 when it
         is another kind or version (the API server decodes into the endpoint's version)."""
-        result = self.scheme.decode(data, field_validation)
+        result = self.scheme.decode(data, field_validation, defaults=GroupVersionKind(self.group, version, self.kind))
         gvk = result.gvk
         expected = GroupVersion(self.group, version).api_version
         if gvk.group_version.api_version != expected or gvk.kind != self.kind:

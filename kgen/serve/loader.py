@@ -123,9 +123,15 @@ class LoadError(Exception):
 
 
 def serve_options(options: Options) -> Options:
-    """The run options a server needs: every generator it serves from, on the model backend
-    the options select (`models = "msgspec"` serves msgspec structs)."""
-    return dataclasses.replace(options, generators=SERVE_GENERATORS, only=())
+    """The run options a server needs: every generator it serves from, and the project's
+    own, on the model backend the options select (`models = "msgspec"` serves msgspec
+    structs). The package is imported under the output's name, so in a test process it is
+    the one copy the test's `import generated...` finds too, whichever is imported first:
+    it holds every module the project's generated/ holds."""
+    from kgen.generators import GENERATORS
+
+    wanted = set(SERVE_GENERATORS) | set(options.generators)
+    return dataclasses.replace(options, generators=tuple(g for g in GENERATORS if g in wanted), only=())
 
 
 def load(options: Options, progress: Callable[[str], None] | None = None) -> LoadedAPI:
@@ -137,7 +143,7 @@ def load(options: Options, progress: Callable[[str], None] | None = None) -> Loa
 
     options = serve_options(options)
     if options.models == "msgspec" and importlib.util.find_spec("msgspec") is None:
-        raise LoadError('models = "msgspec" needs msgspec: pip install "kgen[msgspec]" (or serve the pydantic models)')
+        raise LoadError('models = "msgspec" needs msgspec: pip install "kgen-k8s[msgspec]" (or serve the pydantic models)')
     # The package is written under the output's name, which the run's key does not hold.
     key = f"{cache.run_key(options, False)}-{options.output.name}"
     root = cache_root()

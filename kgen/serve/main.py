@@ -116,7 +116,10 @@ class PreparedServer:
             _Server(self.config, self.started, self.app.state.watches).run()
         except SystemExit as stop:
             if stop.code:  # uvicorn could not start (it said why): a setting, not a crash
-                raise ServeError(f"cannot serve on {self.config.host}:{self.config.port}") from None
+                raise ServeError(
+                    f"cannot serve on {self.config.host}:{self.config.port} (the reason is above); if the port is "
+                    "taken, pass another --port, or --port 0 for any free one (the kubeconfig names it)"
+                ) from None
             raise
         finally:
             self.close()

@@ -89,6 +89,8 @@ class NamespaceFlow:
         """A Namespace from JSON data."""
         if not isinstance(document, dict):
             raise bad_request("the object must be a JSON object")
+        # what the data leaves out is what the path says, as the API server's decoder fills it
+        document = {**document, "apiVersion": document.get("apiVersion") or "v1", "kind": document.get("kind") or "Namespace"}
         if document.get("kind") != "Namespace" or document.get("apiVersion") != "v1":
             raise bad_request(
                 f"the kind in the data ({document.get('apiVersion')}, Kind={document.get('kind')}) "

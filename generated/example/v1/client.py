@@ -14,7 +14,7 @@ from typing import Any as _Any
 
 from kgen.runtime.client import AsyncTransport as _AsyncTransport
 from kgen.runtime.client import Transport as _Transport
-from kgen.runtime.client import load_config as _load_config
+from kgen.runtime.client import configured as _configured
 from kgen.runtime.client.resource import Apply as _Apply
 from kgen.runtime.client.resource import AsyncApply as _AsyncApply
 from kgen.runtime.client.resource import AsyncCreate as _AsyncCreate
@@ -133,15 +133,35 @@ class AsyncFrobberClient(
 
 
 class Client:
-    """The example.kgen.dev/v1 API: a client per kind (client-gen's group client)."""
+    """The example.kgen.dev/v1 API: a client per kind (client-gen's group client); a
+    context manager that closes its transport."""
 
     def __init__(self, transport: _Transport) -> None:
         self.transport = transport
 
     @classmethod
-    def from_config(cls, context: str | None = None) -> Client:
-        """A client on a transport of the kubeconfig (or in-cluster) configuration."""
-        return cls(_Transport(_load_config(context=context)))
+    def from_config(
+        cls,
+        context: str | None = None,
+        *,
+        qps: float | None = None,
+        burst: int | None = None,
+        timeout: float | None = None,
+    ) -> Client:
+        """A client on a transport of the kubeconfig (or in-cluster) configuration; `qps` and
+        `burst` limit its request rate (default 50 and 300, kubectl's), `timeout` each request
+        (seconds; default none)."""
+        return cls(_Transport(_configured(context, qps, burst, timeout)))
+
+    def close(self) -> None:
+        """Close the transport's connections."""
+        self.transport.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     def frobberclasses(self) -> FrobberClassClient:
         """The frobberclasses client."""
@@ -153,15 +173,34 @@ class Client:
 
 
 class AsyncClient:
-    """The example.kgen.dev/v1 API on an `AsyncTransport`."""
+    """The example.kgen.dev/v1 API on an `AsyncTransport`; an async context manager
+    that closes its transport."""
 
     def __init__(self, transport: _AsyncTransport) -> None:
         self.transport = transport
 
     @classmethod
-    def from_config(cls, context: str | None = None) -> AsyncClient:
-        """A client on an async transport of the kubeconfig (or in-cluster) configuration."""
-        return cls(_AsyncTransport(_load_config(context=context)))
+    def from_config(
+        cls,
+        context: str | None = None,
+        *,
+        qps: float | None = None,
+        burst: int | None = None,
+        timeout: float | None = None,
+    ) -> AsyncClient:
+        """A client on an async transport of the kubeconfig (or in-cluster) configuration
+        (`qps`, `burst`, `timeout` as `Client.from_config`)."""
+        return cls(_AsyncTransport(_configured(context, qps, burst, timeout)))
+
+    async def aclose(self) -> None:
+        """Close the transport's connections."""
+        await self.transport.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
 
     def frobberclasses(self) -> AsyncFrobberClassClient:
         """The frobberclasses client."""

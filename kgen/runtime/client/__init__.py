@@ -20,7 +20,14 @@ request/response flow the sync and async `transport` share).
 from __future__ import annotations
 
 from kgen.runtime.client.codec import ResponseDecodeError
-from kgen.runtime.client.config import ClientConfig, Impersonation, TLSConfig, load_config, load_incluster_config
+from kgen.runtime.client.config import (
+    ClientConfig,
+    Impersonation,
+    TLSConfig,
+    configured,
+    load_config,
+    load_incluster_config,
+)
 from kgen.runtime.client.core import APIRequest, APIResponse
 from kgen.runtime.client.credentials import (
     Credentials,
@@ -118,6 +125,7 @@ __all__ = [
     "ClientConfig",
     "TLSConfig",
     "Impersonation",
+    "configured",
     "load_config",
     "load_incluster_config",
     "load_kubeconfig",

@@ -111,9 +111,11 @@ class ClientConfig:
     impersonate: Impersonation | None = None
     """The user to act as."""
     qps: float = DEFAULT_QPS
-    """Requests a second the client allows itself on average (client-go: 5; 0 is 5; < 0: no limit)."""
+    """Requests a second the client allows itself on average (default 50, kubectl's; 0 is the
+    default; < 0: no limit)."""
     burst: int = DEFAULT_BURST
-    """Requests the client may send at once before the rate applies (client-go: 10; 0 is 10)."""
+    """Requests the client may send at once before the rate applies (default 300, kubectl's; 0
+    is the default)."""
     timeout: float | None = None
     """Seconds one request (not a watch) may take; None: no limit, as client-go."""
     connect_timeout: float = 30.0
@@ -202,6 +204,16 @@ def _readable_pem(path: Path) -> bool:
         return b"-----BEGIN CERTIFICATE-----" in path.read_bytes()
     except OSError:
         return False
+
+
+def configured(
+    context: str | None = None, qps: float | None = None, burst: int | None = None, timeout: float | None = None
+) -> ClientConfig:
+    """`load_config(context=...)` with the request rate and timeout given here (None keeps
+    the configuration's): what the generated clients' `from_config` uses."""
+    config = load_config(context=context)
+    changes = {k: v for k, v in (("qps", qps), ("burst", burst), ("timeout", timeout)) if v is not None}
+    return config.with_options(**changes) if changes else config
 
 
 def load_config(

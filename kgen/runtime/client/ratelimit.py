@@ -14,9 +14,10 @@ from collections.abc import Callable
 
 __all__ = ["TokenBucket", "DEFAULT_QPS", "DEFAULT_BURST"]
 
-#: client-go's `rest.DefaultQPS` and `rest.DefaultBurst`.
-DEFAULT_QPS = 5.0
-DEFAULT_BURST = 10
+#: kubectl's rate (50 requests a second, bursts of 300): client-go's library default (5 and
+#: 10) makes paging through a few objects take seconds, which no one expects of a client.
+DEFAULT_QPS = 50.0
+DEFAULT_BURST = 300
 
 
 class TokenBucket:
