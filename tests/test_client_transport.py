@@ -722,11 +722,11 @@ def test_the_async_transport_waits_for_the_same_limiter(serve):
     assert sleeps == pytest.approx([0.1, 0.1])
 
 
-def test_the_default_limiter_is_client_gos_and_negative_qps_disables_it(serve):
+def test_the_default_limiter_is_kubectls_and_negative_qps_disables_it(serve):
     fake = serve(lambda r: Reply(200, FROBBER))
     with Transport(ClientConfig(server=fake.url)) as transport:
         assert transport.rate_limiter is not None
-        assert (transport.rate_limiter.qps, transport.rate_limiter.burst) == (5.0, 10)
+        assert (transport.rate_limiter.qps, transport.rate_limiter.burst) == (50.0, 300)
     with Transport(ClientConfig(server=fake.url, qps=-1)) as transport:
         assert transport.rate_limiter is None
 

@@ -155,5 +155,5 @@ def test_serving_msgspec_models_without_msgspec_says_what_to_install(monkeypatch
     options = dataclasses.replace(resolve_options(config_path=REPO / "pyproject.toml", registered=tuple(GENERATORS)), models="msgspec")
     find_spec = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *args: None if name == "msgspec" else find_spec(name, *args))
-    with pytest.raises(LoadError, match=r'needs msgspec: pip install "kgen\[msgspec\]"'):
+    with pytest.raises(LoadError, match=r'needs msgspec: pip install "kgen-k8s\[msgspec\]"'):
         load(options)

@@ -427,3 +427,48 @@ type Holder struct {
     result, _ = _generate(cli, tmp_path / "b", {"ops/v1/doc.go": DOC.format(version="v1"), "ops/v1/types.go": reached})
     assert result.exit_code == 2
     assert "error: anonymous struct types are not supported in API types; declare a named struct type" in result.output
+
+
+def test_cel_selects_escaped_property_names_as_the_api_server_names_them(cli, tmp_path):
+    """`namespace` is reserved in CEL and `dash-name` no identifier: a rule selects them as
+    `__namespace__` and `dash__dash__name` (the apiserver's escaping), in kgen's check and when
+    kgen evaluates the rule."""
+    import json
+    import subprocess
+    import sys
+
+    types = f"package v1\n\nimport {META}\n" + _kind("Binding", """	// +kubebuilder:validation:XValidation:rule="!has(self.__namespace__) || self.__namespace__ != 'kube-system'",message="not there"
+	// +kubebuilder:validation:XValidation:rule="!has(self.dash__dash__name) || self.dash__dash__name != 'x'",message="not x"
+	// +optional
+	Ref Ref `json:"ref,omitempty"`""") + """
+// Ref refers to an object.
+type Ref struct {
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// +optional
+	DashName string `json:"dash-name,omitempty"`
+}
+"""
+    result, out = _generate(cli, tmp_path, {"ops/v1/doc.go": DOC.format(version="v1"), "ops/v1/types.go": types})
+    assert result.exit_code == 0, result.output
+    program = (
+        f"import json, sys\nfrom {out.name}.ops.v1 import Binding, validation\n"
+        "for ref in json.loads(sys.argv[1]):\n"
+        "    b = Binding.from_json(json.dumps({'metadata': {'name': 'b', 'namespace': 'n'}, 'spec': {'ref': ref}}))\n"
+        "    print(json.dumps([str(e) for e in validation.validate_Binding(b)]))\n"
+    )
+    refs = [{"namespace": "kube-system"}, {"namespace": "ok", "dash-name": "x"}, {"namespace": "ok"}]
+    done = subprocess.run([sys.executable, "-c", program, json.dumps(refs)], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-1500:]
+    assert [json.loads(line) for line in done.stdout.splitlines()] == [
+        ['spec.ref: Invalid value: "object": not there'], ['spec.ref: Invalid value: "object": not x'], [],
+    ]
+
+
+def test_a_quantity_finer_than_a_nano_unit_compares_as_go_rounds_it():
+    """ParseQuantity keeps an int64 amount only down to nano-units (scale >= -9): a longer
+    fraction is rounded up to one (`9.99999999999999999` is 10, and equal to it)."""
+    from kgen.runtime.quantity import Quantity
+
+    assert Quantity("9.99999999999999999") == Quantity("10") and str(Quantity("9.99999999999999999")) == "10"
+    assert Quantity("9.999999999") < Quantity("10")

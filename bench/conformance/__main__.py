@@ -257,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
         lines += [f"    {name}: {failure}" for name, area in sorted(areas.items()) for failure in area.failed[:3]]
         results["apimachinery"] = {name: {"passed": a.passed, "failed": a.failed, "skipped": a.skipped} for name, a in areas.items()}
     totals = {key: Score(key) for key in ("paths", "rules", "parts", "conversions", "rules outside markers")}
+    table: list[tuple[str, int, str, str, str]] = []  # repository, exit, first error, paths, imports
     for spec in args.crd_repo:
         report = score_repository(kgen, spec, work, env)
         run = report["run"]
@@ -278,7 +279,15 @@ def main(argv: list[str] | None = None) -> int:
         for key, total in totals.items():
             total.merge(scores.get(key, Score(key)))
         results[report["api"]] = report
+        table.append((report["api"], run["exit"], (run["first_errors"] or [""])[0],
+                      scores["paths"].line(), f"{report['imports']['ok']}/{report['imports']['total']}"))  # fmt: skip
     if len(args.crd_repo) > 1:
+        lines.append("Per repository: exit code, CRD schema paths equal, modules that import, first error")
+        for name, code, error, paths, imports in table:
+            lines.append(f"  {name:<60} exit {code}  {paths:<24} {imports:<9} {error[:160]}")
+        unmodified = sum(1 for _, code, *_ in table if code == 0)
+        lines.append(f"  run unmodified (exit 0)                           {unmodified}/{len(table)} "
+                     f"({100 * unmodified / len(table):.1f} %)")  # fmt: skip
         lines.append("All CRD repositories:")
         lines.append(f"  CRD schema paths equal                            {totals['paths'].line()}")
         lines.append(f"  CEL rules reproduced                              {totals['rules'].line()}")

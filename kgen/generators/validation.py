@@ -46,6 +46,7 @@ from kgen.ir.model import CelRule, Constraints, Field, Package, TypeDef, TypeRef
 from kgen.render import GeneratedFile, render_python
 from kgen.runtime.validation import regexp
 from kgen.runtime.validation.cel import KUBERNETES_FUNCTIONS, compile_error
+from kgen.runtime.validation.celtypes import escape as cel_escape
 from kgen.runtime.validation.formats import FORMATS
 
 NAME = "validation"
@@ -382,7 +383,8 @@ def _cel_problems(universe: Universe, ref: TypeRef, text: str) -> list[str]:
                     reached = ".".join([match.group(1), *names[:depth]])
                     problems.append(f"selects .{name} of {reached}, which is a {shape} and has no fields")
                 break  # maps take any key; opaque values are not known
-            member = next((f for f in universe.resolve(base).fields if f.json_name == name), None)
+            # a property CEL must escape (`namespace`, `dash-name`) is selected escaped
+            member = next((f for f in universe.resolve(base).fields if name in (f.json_name, cel_escape(f.json_name))), None)
             if member is None:
                 known = ", ".join(f.json_name for f in universe.resolve(base).fields)
                 reached = ".".join([match.group(1), *names[:depth]])

@@ -118,6 +118,9 @@ class Rule:
             re.search(r"\b(?:" + "|".join(cellib.NAMESPACES) + r")\s*\.", self.rule + " " + self.message_expression)
         )
         """Rules that call the Kubernetes functions need a Context (slower); the rest take a dict."""
+        self.escaped = _escaped_names(self.rule + " " + self.message_expression)
+        """CEL identifiers of properties whose names CEL escapes (`__namespace__`,
+        `dash__dash__name`), with the JSON names they stand for."""
         self.reads = _fields_read(self.rule + " " + self.message_expression, "self")
         self.old_reads = _fields_read(self.rule + " " + self.message_expression, "oldSelf")
         """The fields of `self` (`oldSelf`) a rule reads, when it reads nothing else of it.
@@ -165,6 +168,8 @@ class Rule:
         budget = _budget(errors)
         if budget.remaining < 0:
             return  # a rule before this one ran out of budget: no further rules are run
+        if self.escaped:
+            value, old = _with_escaped(value, self.escaped), _with_escaped(old, self.escaped)
         if self.reads is not None and type(value) is dict:
             value = {name: value[name] for name in self.reads if name in value}
         variables = {"self": value}
@@ -219,6 +224,47 @@ class Rule:
         if self.error_type is ErrorType.REQUIRED:
             return field.required(path, message, "rule")
         return field.forbidden(path, message, "rule")
+
+
+def _escaped_names(text: str) -> dict[str, str]:
+    """The escaped identifiers a rule selects (`self.ref.__namespace__`), by what they name."""
+    from kgen.runtime.validation.celtypes import unescape
+
+    found = {}
+    for name in re.findall(r"\.\s*([A-Za-z_]\w*)", text):
+        plain = unescape(name)
+        if plain != name:
+            found[name] = plain
+    return found
+
+
+def _with_escaped(value: Any, escaped: dict[str, str]) -> Any:
+    """JSON data where every object holding a property the rule selects escaped also holds
+    it under the escaped name, as the API server's CEL type of the schema names it."""
+    if not isinstance(value, (dict, list)):
+        return value
+    wanted = {plain: name for name, plain in escaped.items()}
+    root: Any = None
+    stack: list[tuple[Any, Any, Any]] = [(value, None, None)]  # (node, parent, key in parent)
+    while stack:
+        node, parent, key = stack.pop()
+        if isinstance(node, dict):
+            copy = dict(node)
+            for plain, name in wanted.items():
+                if plain in copy and name not in copy:
+                    copy[name] = copy[plain]
+            children = list(copy.items())
+        elif isinstance(node, list):
+            copy = list(node)
+            children = list(enumerate(copy))
+        else:
+            continue
+        if parent is None:
+            root = copy
+        else:
+            parent[key] = copy
+        stack.extend((child, copy, k) for k, child in children if isinstance(child, (dict, list)))
+    return root
 
 
 def _fields_read(text: str, variable: str) -> tuple[str, ...] | None:

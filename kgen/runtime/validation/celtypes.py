@@ -10,6 +10,8 @@ overload of `+`, `==` or `[]` a call is, whether a select costs).
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Mapping
 from typing import Any, TypeAlias
 
@@ -313,6 +315,17 @@ def escape(name: str) -> str | None:
             return None
         i += 1
     return "".join(out)
+
+
+_ESCAPES = {"__underscores__": "__", "__dot__": ".", "__dash__": "-", "__slash__": "/"}
+_ESCAPED = re.compile(r"__(?:underscores|dot|dash|slash)__")
+
+
+def unescape(name: str) -> str:
+    """The property name a CEL identifier stands for (the inverse of `escape`)."""
+    if name.startswith("__") and name.endswith("__") and name[2:-2] in _RESERVED:
+        return name[2:-2]
+    return _ESCAPED.sub(lambda m: _ESCAPES[m.group(0)], name)
 
 
 class ValueDecl(Decl):
