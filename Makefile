@@ -38,7 +38,11 @@ pythons: $(STAMP)
 	@for v in $(OTHER_PYTHONS); do \
 		env=.venv-$$v; \
 		if [ -f $$env/.kgen-installed ] && [ $$env/.kgen-installed -nt pyproject.toml ]; then continue; fi; \
-		interpreter=$$(command -v python$$v || ls -d $$HOME/.pyenv/versions/$$v.*/bin/python$$v 2>/dev/null | tail -n 1); \
+		interpreter=; \
+		for candidate in $$(ls -d $$HOME/.pyenv/versions/$$v.*/bin/python$$v 2>/dev/null | sort -V | tail -n 1) \
+				$$(command -v python$$v); do \
+			if $$candidate -c 'import sys' >/dev/null 2>&1; then interpreter=$$candidate; break; fi; \
+		done; \
 		if [ -z "$$interpreter" ]; then echo "python$$v not found: its tests are skipped"; continue; fi; \
 		test -x $$env/bin/python || $$interpreter -m venv $$env; \
 		$$env/bin/python -m pip install --quiet --upgrade pip && \
