@@ -248,6 +248,7 @@ def _with_escaped(value: Any, escaped: dict[str, str]) -> Any:
     stack: list[tuple[Any, Any, Any]] = [(value, None, None)]  # (node, parent, key in parent)
     while stack:
         node, parent, key = stack.pop()
+        copy: Any
         if isinstance(node, dict):
             copy = dict(node)
             for plain, name in wanted.items():
