@@ -128,7 +128,7 @@ def protobuf_score(k8s_api: Path, apimachinery: Path, ours: Path) -> Score:
 def _committed_crds(repository: Path) -> dict[str, dict]:
     found: dict[str, dict] = {}
     for path in sorted(repository.rglob("*.yaml")):
-        if _SKIPPED_DIRS & set(path.parts) or "kind: CustomResourceDefinition" not in path.read_text(errors="replace"):
+        if not path.is_file() or _SKIPPED_DIRS & set(path.parts) or "kind: CustomResourceDefinition" not in path.read_text(errors="replace"):
             continue
         try:
             documents = list(yaml.load_all(path.read_text(), Loader=_Loader))
