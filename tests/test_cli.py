@@ -146,8 +146,8 @@ def test_bad_input_exits_2_lists_every_error_and_writes_nothing(cli, project):
         "package v1\n\ntype Bad struct {\n\tF func() `json:\"f\"`\n\t// +k8s:minimum=x\n\tN int32 `json:\"n\"`\n"
         "\tM Missing `json:\"m\"`\n}\n"
     )
-    types = project / "apis/widgets/v1/types.go"
-    types.write_text(types.read_text().replace("Size int32", "Size int64"))
+    types = project / "apis/widgets/v1/types.go"  # the kind reaches Bad: its members are errors
+    types.write_text(types.read_text().replace("Size int32", "Bad *Bad `json:\"bad,omitempty\"`\n\tSize int64"))
     result = cli(["generate"], project)
     assert result.exit_code == 2
     assert result.output.splitlines() == [

@@ -243,10 +243,25 @@ def test_a_marker_given_twice_counts_once_the_first_as_upstream_reads_it(tmp_pat
     assert field.default == 1 and [m.name for m in field.markers].count("patchMergeKey") == 1
 
 
+# A kind that reaches A: a member kgen cannot generate is an error where a kind reaches it
+# (in Go code's own types no kind uses, a warning: tests/test_upstream_tolerance.py).
+KIND_USING_A = """package v1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// K is a kind.
+type K struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	A                 *A `json:"a,omitempty"`
+}
+"""
+
+
 @pytest.mark.parametrize("case, body, expected", BAD_INPUTS, ids=[c[0] for c in BAD_INPUTS])
 def test_bad_input_is_a_diagnostic_with_location(tmp_path, monkeypatch, case, body, expected):
     monkeypatch.chdir(tmp_path)
-    write_tree(tmp_path, {"v1/types.go": "package v1\n\n" + body})
+    write_tree(tmp_path, {"v1/types.go": "package v1\n\n" + body, "v1/kind.go": KIND_USING_A})
     _, diagnostics = build(tmp_path / "v1", module="example.com/apis/v1")
     assert [m for m in messages(diagnostics) if "error" in m] == expected
 
@@ -272,7 +287,8 @@ def test_all_errors_are_reported_not_just_the_first(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     write_tree(
         tmp_path,
-        {"v1/types.go": "package v1\n\ntype A struct {\n\tB Missing\n\tC func()\n\t// +k8s:minimum=x\n\tD int32\n}\n"},
+        {"v1/types.go": "package v1\n\ntype A struct {\n\tB Missing\n\tC func()\n\t// +k8s:minimum=x\n\tD int32\n}\n",
+         "v1/kind.go": KIND_USING_A},
     )
     _, diagnostics = build(tmp_path / "v1", module="example.com/apis/v1")
     assert len(diagnostics.errors) == 3

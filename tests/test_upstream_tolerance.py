@@ -420,7 +420,8 @@ type Holder struct {
     types = f"package v1\n\nimport {META}\n" + _kind("Plain", "	Size int32 `json:\"size\"`") + loose
     result, out = _generate(cli, tmp_path / "a", {"ops/v1/doc.go": DOC.format(version="v1"), "ops/v1/types.go": types})
     assert result.exit_code == 0, result.output
-    assert "warning: Settings has a field of an anonymous struct type; no kind uses Settings" in result.output
+    assert "warning: Settings has a field kgen cannot generate (anonymous struct types are not supported in API types)" \
+        "; no kind uses Settings" in result.output
     models = (out / "ops" / "v1" / "models.py").read_text()
     assert "class Plain(" in models and "class Settings(" not in models and "class Holder(" not in models
     reached = types.replace("	Size int32 `json:\"size\"`", "	Holder Holder `json:\"holder\"`")
@@ -472,3 +473,46 @@ def test_a_quantity_finer_than_a_nano_unit_compares_as_go_rounds_it():
 
     assert Quantity("9.99999999999999999") == Quantity("10") and str(Quantity("9.99999999999999999")) == "10"
     assert Quantity("9.999999999") < Quantity("10")
+
+
+def test_go_codes_own_types_that_no_kind_uses_may_hold_anything(cli, tmp_path):
+    """An API package's helpers (cloudnative-pg's `regexErrors{errs []error}`, knative's
+    `CannotConvertError` without json tags, a callback): no kind reaches them, so they are left
+    out with a warning, and their untagged fields are not warned about."""
+    types = f"package v1\n\nimport {META}\n" + _kind("Cluster", "	Size int32 `json:\"size\"`") + """
+type regexErrors struct {
+	errs []error
+}
+
+// CannotConvertError is Go's error of a conversion.
+type CannotConvertError struct {
+	Message string
+	Field   string
+}
+
+// Hooks are callbacks.
+type Hooks struct {
+	OnChange func(string)
+	Done     chan struct{}
+}
+"""
+    result, out = _generate(cli, tmp_path, {"ops/v1/doc.go": DOC.format(version="v1"), "ops/v1/types.go": types})
+    assert result.exit_code == 0, result.output
+    assert "regexErrors has a field kgen cannot generate (error is an interface with methods" in result.output
+    assert "Hooks has a field kgen cannot generate (func fields cannot be serialized)" in result.output
+    assert "no json tag" not in result.output
+    assert "class Cluster(" in (out / "ops" / "v1" / "models.py").read_text()
+
+
+def test_a_number_format_on_an_integer_reaches_the_crd_as_controller_gen_writes_it(cli, tmp_path):
+    """rook's `+kubebuilder:validation:Format=int64` on a uint32: OpenAPI's formats of numbers
+    apply to integers (a string format there stays an error)."""
+    field = "	// +kubebuilder:validation:Format=int64\n	// +optional\n	KeyGeneration uint32 `json:\"keyGeneration,omitempty\"`"
+    types = f"package v1\n\nimport {META}\n" + _kind("Keyring", field)
+    result, out = _generate(cli, tmp_path / "a", {"ops/v1/doc.go": DOC.format(version="v1"), "ops/v1/types.go": types})
+    assert result.exit_code == 0, result.output
+    spec = _crd(out, "ops.example.com_keyrings.yaml")["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    assert spec["properties"]["keyGeneration"] == {"format": "int64", "type": "integer"}
+    result, _ = _generate(cli, tmp_path / "b", {"ops/v1/doc.go": DOC.format(version="v1"),
+                                                 "ops/v1/types.go": types.replace("Format=int64", "Format=email")})
+    assert result.exit_code == 2 and "its format constraint applies only to a string" in result.output

@@ -229,6 +229,9 @@ _FOR_SHAPE = {
 }
 
 
+_NUMBER_FORMATS = frozenset({"int32", "int64", "float", "double"})
+"""The formats OpenAPI gives integers and numbers, which controller-gen writes on them."""
+
 _ALSO_APPLIES = {
     ("struct", "min_properties"), ("struct", "max_properties"),  # an object's JSON properties
     ("bytes", "min_length"), ("bytes", "max_length"),  # the base64 string JSON holds
@@ -249,6 +252,8 @@ def _check_constraints(
     for wanted, names in _FOR_SHAPE.items():
         for name in names:
             if name in data and shape != wanted and shape != "opaque" and (shape, name) not in _ALSO_APPLIES:
+                if name == "format" and shape == "number" and data[name] in _NUMBER_FORMATS:
+                    continue  # OpenAPI's formats of numbers (rook's `Format=int64` on a uint32)
                 diagnostics.error(
                     position,
                     f"{what} is a {shape}, but its {_marker_word(name)} constraint applies only to a {wanted}; "

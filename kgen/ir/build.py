@@ -166,8 +166,12 @@ class _Builder:
         self.alias_stack: set[tuple[str, str]] = set()
         self.building: list[tuple[str, str]] = []
         """The types being built, innermost last (whose member a type expression belongs to)."""
-        self.anonymous_structs: list[tuple[tuple[str, str] | None, Position]] = []
-        """Anonymous struct types met in members (owner, where): decided once all is built."""
+        self.unsupported: list[tuple[tuple[str, str] | None, Position, str]] = []
+        """Member types kgen cannot generate (an anonymous struct, an interface with methods, a
+        func, `error`...) as (owner, where, why): errors where a kind reaches the owner,
+        decided once all is built (`_decide_unsupported_members`)."""
+        self.untagged: list[tuple[tuple[str, str], Position, str]] = []
+        """Fields without a json tag (owner, where, warning): said where a kind reaches them."""
         self.loaded_dirs: set[Path] = set()
         self.workspace: Workspace | None = None
         self.not_found: dict[str, str] = {}
@@ -289,7 +293,7 @@ class _Builder:
             if expr.name == "any":
                 return self._any(expr, allow_any)
             if expr.name in _UNSERIALIZABLE and expr.name not in self.packages[package].decls:
-                self.diagnostics.error(expr.position, _UNSERIALIZABLE[expr.name])
+                self._unsupported(expr.position, _UNSERIALIZABLE[expr.name])
                 return None
             return self.resolve_named(package, expr.name, expr.position)
         if kind == "qualified":
@@ -336,22 +340,31 @@ class _Builder:
             return TypeRef(kind="map", key=key, elem=elem)
         if kind == "interface":
             if not expr.empty_interface:
-                self.diagnostics.error(
-                    expr.position, "interface types with methods cannot be serialized; API types hold data only"
-                )
+                self._unsupported(expr.position, "interface types with methods cannot be serialized; API types hold data only")
                 return None
             return self._any(expr, allow_any)
-        if kind == "struct":  # an error only where a kind reaches it (_decide_anonymous_structs)
-            self.anonymous_structs.append((self.building[-1] if self.building else None, expr.position))
+        messages = {
+            "struct": "anonymous struct types are not supported in API types; declare a named struct type",
+            "func": "func fields cannot be serialized; API types hold data only",
+            "chan": "channel fields cannot be serialized; API types hold data only",
+        }
+        if kind in messages:
+            self._unsupported(expr.position, messages[kind])
             return None
         messages = {
             "array": "fixed-size arrays are not supported in API types; use a slice",
-            "func": "func fields cannot be serialized; API types hold data only",
-            "chan": "channel fields cannot be serialized; API types hold data only",
             "generic": "generic types are not supported in API types",
         }
         self.diagnostics.error(expr.position, messages.get(kind, f"unsupported type expression {expr.text}"))
         return None
+
+    def _unsupported(self, position: Position, message: str) -> None:
+        """A member type kgen cannot generate: an error where a kind reaches its type (Go
+        code's own types in an API package may hold anything)."""
+        if self.building:
+            self.unsupported.append((self.building[-1], position, message))
+        else:
+            self.diagnostics.error(position, message)
 
     def _any(self, expr: TypeExpr, allow_any: bool) -> TypeRef | None:
         if allow_any:
@@ -648,14 +661,16 @@ class _Builder:
             if problem is not None:  # go vet's complaint; the build takes what Go reads
                 self.diagnostics.warning(decl.tag_position or decl.position, problem)
             json_tag = JSONTag.parse(tags.get("json"))
-            if "json" not in tags and problem is None and decl.names and self._versioned_api(package):
-                # Go writes the field under its Go name; controller-gen and kube-api-linter ask for a tag
-                self.diagnostics.warning(
+            if "json" not in tags and problem is None and decl.names and self.building and self._versioned_api(package):
+                # Go writes the field under its Go name; controller-gen and kube-api-linter ask
+                # for a tag (said where a kind reaches the field: Go code's own types need none)
+                self.untagged.append((
+                    self.building[-1],
                     decl.tag_position or decl.position,
                     f"field {decl.names[0]} has no json tag, so its JSON name is {decl.names[0]!r} and it is required "
                     f"in the CRD; add `json:\"{decl.names[0][:1].lower() + decl.names[0][1:]},omitempty\"` (or the name "
                     "it has on the wire)",
-                )
+                ))  # fmt: skip
             if json_tag.skip and tags.get("protobuf", "-") == "-":
                 # `json:"-"` and in no protobuf message: not part of the API, so its type is
                 # never read (controller-gen's schema skips it the same way)
@@ -714,7 +729,7 @@ class _Builder:
             if decl is not None and not _holds_data(decl):
                 what = {"func": "a func type", "chan": "a channel type"}.get(decl.type.kind, "an interface with methods")
                 name = member.names[0] if member.names else _embedded_name(member.type)
-                self.diagnostics.error(
+                self._unsupported(
                     member.type.position,
                     f"field {name}: {named.name} is {what}, which cannot be serialized; API types hold data only",
                 )
@@ -970,7 +985,7 @@ class _Builder:
                 if name in self.packages[import_path].decls:
                     self.typedef(import_path, name)
         self._reach()
-        self._decide_anonymous_structs()
+        self._decide_unsupported_members()
         self._check_import_cycles()
         self._check_value_cycles()
         self._break_alias_cycles()
@@ -983,28 +998,30 @@ class _Builder:
         self._check_python_collisions(packages)
         return Universe(module=self.options.module, packages=tuple(packages), api_rule_exceptions=self._api_rule_exceptions())
 
-    def _decide_anonymous_structs(self) -> None:
-        """A member of an anonymous struct type (`Spec struct{ ... }`) is an error in a type a
-        kind reaches. Elsewhere (Go code's own types in an API package, which deepcopy-gen
-        copies and the CRD generator never meets) the type, and the types that use it, are
-        left out with a warning."""
-        if not self.anonymous_structs:
+    def _decide_unsupported_members(self) -> None:
+        """A member kgen cannot generate (an anonymous struct, an interface with methods, a
+        func, `error`) is an error in a type a kind reaches. Elsewhere (Go code's own types in
+        an API package, which deepcopy-gen copies and the CRD generator never meets) the type,
+        and the types that use it, are left out with a warning. Fields without a json tag are
+        warned about where a kind reaches them."""
+        if not self.unsupported and not self.untagged:
             return
         reached = self._reached_from_kinds()
+        for owner, position, message in self.untagged:
+            if owner in reached:
+                self.diagnostics.warning(position, message)
         dropped: set[tuple[str, str]] = set()
-        for owner, position in self.anonymous_structs:
+        for owner, position, message in self.unsupported:
             if owner is None or owner in reached:
-                self.diagnostics.error(
-                    position, "anonymous struct types are not supported in API types; declare a named struct type"
-                )
+                self.diagnostics.error(position, message)
             elif owner not in dropped:
                 dropped.add(owner)
                 self.diagnostics.warning(
                     position,
-                    f"{owner[1]} has a field of an anonymous struct type; no kind uses {owner[1]}, so it is left "
-                    "out of what kgen generates (declare a named struct type to keep it)",
+                    f"{owner[1]} has a field kgen cannot generate ({message.split(';')[0]}); no kind uses "
+                    f"{owner[1]}, so it is left out of what kgen generates",
                 )
-        while True:  # and whatever uses a type left out, which no kind reaches either
+        while dropped:  # and whatever uses a type left out, which no kind reaches either
             users = {
                 key for key, typedef in self.typedefs.items()
                 if typedef is not None and key not in dropped
