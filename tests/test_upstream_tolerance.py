@@ -516,3 +516,35 @@ def test_a_number_format_on_an_integer_reaches_the_crd_as_controller_gen_writes_
     result, _ = _generate(cli, tmp_path / "b", {"ops/v1/doc.go": DOC.format(version="v1"),
                                                  "ops/v1/types.go": types.replace("Format=int64", "Format=email")})
     assert result.exit_code == 2 and "its format constraint applies only to a string" in result.output
+
+
+def test_cel_accessors_of_durations_and_timestamps_are_known(cli, tmp_path):
+    """metallb: `duration(self).getSeconds()`: CEL's accessors of durations and timestamps."""
+    field = ("	// +kubebuilder:validation:XValidation:rule=\"duration(self).getSeconds() >= 1 && "
+             "duration(self).getMilliseconds() % 1000 == 0\",message=\"whole seconds, at least one\"\n"
+             "	// +optional\n	ConnectTime *metav1.Duration `json:\"connectTime,omitempty\"`")  # fmt: skip
+    types = f"package v1\n\nimport {META}\n" + _kind("Peer", field)
+    result, out = _generate(cli, tmp_path, {"ops/v1/doc.go": DOC.format(version="v1"), "ops/v1/types.go": types})
+    assert result.exit_code == 0, result.output
+    import subprocess
+    import sys
+
+    program = (f"from {out.name}.ops.v1 import Peer, validation\n"
+               "for text in ('2s', '1500ms'):\n"
+               "    p = Peer.from_json('{\"metadata\": {\"name\": \"p\", \"namespace\": \"n\"}, \"spec\": {\"connectTime\": \"%s\"}}' % text)\n"
+               "    print([str(e) for e in validation.validate_Peer(p)])\n")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-1500:]
+    assert done.stdout.splitlines() == ["[]", "['spec.connectTime: Invalid value: \"string\": whole seconds, at least one']"]
+
+
+def test_go_code_holding_runtime_objects_beside_the_api_types_is_no_error(cli, tmp_path):
+    """velero's register.go keeps `runtime.Object`s in a type of its own: the interface is
+    known, and the type, which no kind uses, is left out."""
+    types = f"package v1\n\nimport {META}\n" + _kind("Backup", "	Size int32 `json:\"size\"`")
+    register = ('package v1\n\nimport "k8s.io/apimachinery/pkg/runtime"\n\n'
+                "type typeInfo struct {\n\tPluralName string\n\tItemType runtime.Object\n}\n")  # fmt: skip
+    files = {"ops/v1/doc.go": DOC.format(version="v1"), "ops/v1/types.go": types, "ops/v1/register.go": register}
+    result, _ = _generate(cli, tmp_path, files)
+    assert result.exit_code == 0, result.output
+    assert "typeInfo has a field kgen cannot generate (field ItemType: Object is an interface with methods" in result.output

@@ -355,7 +355,10 @@ def _check_rule(
 
 CEL_FUNCTIONS = frozenset(
     "has size int uint double string bytes dyn type timestamp duration matches startsWith endsWith contains "
-    "all exists exists_one map filter of none ofNonZeroValue hasValue value orValue or".split()
+    "all exists exists_one map filter of none ofNonZeroValue hasValue value orValue or "
+    # the accessors of timestamps and durations
+    "getDate getDayOfMonth getDayOfWeek getDayOfYear getFullYear getHours getMilliseconds getMinutes getMonth "
+    "getSeconds".split()
 ) | KUBERNETES_FUNCTIONS.keys()
 """The functions a rule may call: CEL's standard ones and the Kubernetes ones kgen evaluates."""
 

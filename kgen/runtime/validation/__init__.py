@@ -118,8 +118,8 @@ def to_json(value: Any) -> Any:
         return {k: to_json(v) for k, v in value.items()}
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
-    encode = getattr(value, "to_json_value", None)
-    if encode is not None:
+    encode = getattr(value, "to_json_value", None) or getattr(value, "to_json", None)
+    if encode is not None:  # value types write what Go writes: "2s", "2020-01-02T03:04:05Z", "500m"
         return encode()
     return str(value)
 

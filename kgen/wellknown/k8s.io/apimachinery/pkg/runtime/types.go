@@ -17,6 +17,12 @@ type TypeMeta struct {
 	Kind string `json:"kind,omitempty" yaml:"kind,omitempty" protobuf:"bytes,2,opt,name=kind"`
 }
 
+// Object is what Go code holds any API object as: an interface, which API types do not
+// hold (Go code's own types in an API package may, as velero's scheme registration does).
+type Object interface {
+	DeepCopyObject() Object
+}
+
 // Go's RawExtension also has an Object field (json:"-", an interface holding the
 // decoded object); kgen's Python class keeps the parsed JSON instead.
 
