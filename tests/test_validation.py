@@ -552,8 +552,8 @@ def widget(fields: str, type_markers: str = "") -> dict[str, str]:
          "WidgetSpec (its fields: a)"),
         ('    A string `json:"a"`', '// +kubebuilder:validation:XValidation:rule="has(self.a.first)"',
          "error: type WidgetSpec: CEL 'has(self.a.first)' selects .first of self.a, which is a string and has no fields"),
-        ('    // +kubebuilder:validation:XValidation:rule="self.getHours() < 12 && self.startsWith(\'x\')"\n    A string `json:"a"`', "",
-         "error: field WidgetSpec.A: CEL \"self.getHours() < 12 && self.startsWith('x')\" calls getHours(), which is "
+        ('    // +kubebuilder:validation:XValidation:rule="self.getHour() < 12 && self.startsWith(\'x\')"\n    A string `json:"a"`', "",
+         "error: field WidgetSpec.A: CEL \"self.getHour() < 12 && self.startsWith('x')\" calls getHour(), which is "
          "neither a CEL function nor one of the Kubernetes CEL functions kgen evaluates"),
     ],
 )  # fmt: skip
