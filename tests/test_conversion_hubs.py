@@ -85,6 +85,7 @@ def test_an_implicit_hub_with_differing_fields_warns_and_raises_until_the_hook_i
     warnings = [m for m in messages(result.diagnostics) if "warning" in m and "conversion webhook" not in m]
     assert len(warnings) == 1 and "need hand-written hooks" in warnings[0]
     assert "convert_v1alpha1_WidgetSpec_to_v1_WidgetSpec" in warnings[0]
+    assert warnings[0].split(": warning:")[0].endswith("widgets/v1alpha1/doc.go:1:1")  # a line to jump to
     alpha = module("widgets.v1alpha1.models").Widget.from_json(b'{"spec":{"size":2,"colour":"red"}}')
     with pytest.raises(ConversionError, match="convert_v1alpha1_WidgetSpec_to_v1_WidgetSpec is not written yet"):
         module("widgets.v1alpha1.conversion").to_v1_Widget(alpha)
