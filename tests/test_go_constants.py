@@ -225,6 +225,18 @@ def test_an_interface_with_methods_is_an_error_only_where_a_field_uses_it(tmp_pa
                     Hook Hook `json:"hook"`
                 }
                 """,
+            # a kind reaches AppSpec (a type no kind uses is left out with a warning instead)
+            "app/v1/kind.go": """
+                package v1
+
+                import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+                type App struct {
+                    metav1.TypeMeta   `json:",inline"`
+                    metav1.ObjectMeta `json:"metadata,omitempty"`
+                    Spec              AppSpec `json:"spec"`
+                }
+                """,
         },
     )
     _, diagnostics = build(tmp_path)
