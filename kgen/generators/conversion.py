@@ -140,6 +140,12 @@ def _hub_by_marker(universe: Universe, package: Package) -> Package | None | boo
         return False
 
 
+def _internal_hub(universe: Universe, package: Package) -> Package | None:
+    """The group's internal package, when it has exactly one (the hub with no marker)."""
+    candidates = [p for p in universe.generated_packages if p.internal and p.group == package.group and p.role == "api"]
+    return candidates[0] if len(candidates) == 1 else None
+
+
 def _external_types(universe: Universe, package: Package) -> Package | None:
     marker = package.marker("k8s:conversion-gen-external-types")
     if marker is None:
@@ -210,8 +216,7 @@ def _find_pairs(universe: Universe) -> list[Pair]:
         if hub is False:
             continue
         if hub is None:
-            candidates = [p for p in universe.generated_packages if p.internal and p.group == package.group and p.role == "api"]
-            hub = candidates[0] if len(candidates) == 1 else None
+            hub = _internal_hub(universe, package)
         if hub is not None:
             if hub.import_path != external.import_path and (types := _shared_types(external, hub)):
                 found.append(Pair(package, external, hub, types, by_hand=_by_hand(types)))
@@ -571,8 +576,7 @@ def _check_marked_without_conversion(universe: Universe, diagnostics: Diagnostic
         external = _external_types(universe, package) or package
         hub = _hub_by_marker(universe, package)
         if not isinstance(hub, Package):
-            candidates = [p for p in universe.generated_packages if p.internal and p.group == package.group and p.role == "api"]
-            hub = candidates[0] if len(candidates) == 1 else None
+            hub = _internal_hub(universe, package)
         if hub is None:
             why = "no hub: name one with +k8s:conversion-gen=<import path of the internal package>"
         elif hub.import_path == external.import_path:
