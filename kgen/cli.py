@@ -316,7 +316,12 @@ def markers() -> None:
         definition = REGISTRY.definitions[name]
         scopes = ",".join(s.value for s in sorted(definition.scopes, key=lambda s: s.value))
         value = definition.value_type if definition.keyword_args is None else "key=value,..."
-        click.echo(f"+{name:<48} {scopes:<20} {value:<24} {definition.help}")
+        note = (
+            f" (changes nothing kgen writes: {definition.inert})" if definition.inert
+            else f" (not applied, with a warning: {definition.unapplied})" if definition.unapplied
+            else ""
+        )  # fmt: skip
+        click.echo(f"+{name:<48} {scopes:<20} {value:<24} {definition.help}{note}")
 
 
 @main.command(name="protobuf-tags")

@@ -145,6 +145,21 @@ def _names(resource: Resource) -> tuple[dict[str, Any], str]:
     return names, "Cluster" if cluster else "Namespaced"
 
 
+def _metadata(resource: Resource) -> dict[str, dict[str, str]]:
+    """The CRD's own labels and annotations (`+kubebuilder:metadata:annotations=k=v;k2=v2,labels=...`),
+    from every version's kind, the storage version's last so that its values win."""
+    out: dict[str, dict[str, str]] = {}
+    for version in sorted(resource.versions, key=lambda v: v.storage):
+        for marker in version.kind.markers:
+            if marker.name != "kubebuilder:metadata":
+                continue
+            for key in ("annotations", "labels"):
+                for pair in marker.args.get(key) or ():
+                    name, _, value = pair.partition("=")
+                    out.setdefault(key, {})[name] = value
+    return {key: dict(sorted(values.items())) for key, values in sorted(out.items())}
+
+
 def _main(resource: Resource) -> Version:
     """The version whose markers name the resource: the storage version."""
     return next((v for v in resource.versions if v.storage), resource.versions[0])
@@ -199,7 +214,7 @@ def manifest(resource: Resource) -> dict[str, Any]:
     return {
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"{names['plural']}.{resource.group}"},
+        "metadata": {"name": f"{names['plural']}.{resource.group}", **_metadata(resource)},
         "spec": {
             "group": resource.group,
             "names": names,

@@ -24,6 +24,7 @@ from kgen.generators.python import package_file, package_sources, per_universe, 
 from kgen.ir.model import Member, Package, TypeDef, TypeRef, Universe
 from kgen.markers.registry import Marker
 from kgen.render import GeneratedFile, header, render_template
+from kgen.runtime.protobuf import WELL_KNOWN
 
 NAME = "protobuf"
 PROTO_FILE = "generated.proto"
@@ -362,6 +363,16 @@ class _Planner:
         if target is None:
             self.problem(where, f"{what} uses {typedef.name} of {typedef.package}, which has no protobuf messages; "
                          f"add +k8s:protobuf-gen=package to that package's doc.go")  # fmt: skip
+            return False
+        left_out = typedef.marker("protobuf")
+        if left_out is not None and left_out.value is False:
+            self.problem(where, f"{what} uses {typedef.name}, which +protobuf=false leaves out of protobuf: leave the "
+                         "field out too (protobuf:\"-\"), or remove +protobuf=false")  # fmt: skip
+            return False
+        if typedef.kind == "python" and typedef.python_class not in WELL_KNOWN:
+            self.problem(where, f"{what} uses {typedef.name}, implemented by the Python class {typedef.python_class}, "
+                         "whose protobuf form kgen does not know: leave the field out of the message (protobuf:\"-\"), "
+                         "or the package out of protobuf (no +k8s:protobuf-gen)")  # fmt: skip
             return False
         if typedef.kind == "named":
             self.wrappers.setdefault((typedef.package, typedef.name), typedef)

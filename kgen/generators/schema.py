@@ -233,7 +233,11 @@ class SchemaBuilder:
 
     def define(self, typedef: TypeDef) -> str:
         """Add a type's definition (and those it references); return its name."""
-        name = definition_name(typedef.package, typedef.name)
+        model_package = self.universe.package(typedef.package).marker("k8s:openapi-model-package")
+        if model_package is not None:  # openapi-gen's name for the package's models
+            name = f"{model_package.value}.{typedef.name}"
+        else:
+            name = definition_name(typedef.package, typedef.name)
         if name not in self.definitions:
             self.definitions[name] = {}
             self.definitions[name] = self.type_schema(typedef)
@@ -343,12 +347,26 @@ class SchemaBuilder:
         return schema
 
     def crd_annotations(self, item: Field | TypeDef, schema: dict[str, Any]) -> None:
-        """What controller-gen states beside a schema from `+nullable` and `+kubebuilder:example`."""
+        """What controller-gen states beside a schema from `+nullable`, `+kubebuilder:example`,
+        `+kubebuilder:title`, `+kubebuilder:validation:XIntOrString` and the `Type` overrides
+        (of the value, and with `items:Type`, of a list's items)."""
         if isinstance(item, Field) and item.has_marker("nullable"):
             schema["nullable"] = True
         example = item.marker("kubebuilder:example")
         if example is not None:
             schema["example"] = example.value
+        title = item.marker("kubebuilder:title")
+        if title is not None:
+            schema["title"] = title.value
+        if item.has_marker("kubebuilder:validation:XIntOrString"):
+            schema["x-kubernetes-int-or-string"] = True
+        if isinstance(item, Field):
+            override = item.marker("kubebuilder:validation:Type")
+            if override is not None:
+                schema["type"] = override.value
+            items = item.marker("kubebuilder:validation:items:Type")
+            if items is not None and isinstance(schema.get("items"), dict):
+                schema["items"]["type"] = items.value
 
     def default(self, f: Field) -> Any:
         if f.declared_default is not None and not (self.dialect == "crd" and f.default_is_ref):

@@ -415,6 +415,13 @@ class _Builder:
                 marker = REGISTRY.parse(raw, scope, self.diagnostics)
                 if marker is not None:
                     out.append(marker)
+        # A type implemented by a Python class takes its wire forms from that class, whatever
+        # go-to-protobuf's markers say (apimachinery's Time and Quantity carry them).
+        if not any(m.name == "kgen:python" for m in out):
+            for marker in out:
+                definition = REGISTRY.lookup(marker.name)
+                if definition is not None and definition.unapplied:
+                    self.diagnostics.warning(Position.parse(marker.position), f"+{marker.name} is not applied: {definition.unapplied}")
         return tuple(self._first_of_repeats(out))
 
     def _first_of_repeats(self, markers: list[Marker]) -> list[Marker]:

@@ -182,6 +182,11 @@ class MarkerDef:
     keyword_args: dict[str, Callable[[str], Any]] | None = None  # controller-gen `:k=v,...`
     paren_args: dict[str, Callable[[str], Any]] | None = None  # `(k: v)`; "" is positional
     value_optional: bool = False
+    inert: str = ""
+    """Why the marker, known and checked, changes nothing kgen writes (it steers Go code or
+    says what kgen does anyway); `kgen markers` shows it."""
+    unapplied: str = ""
+    """Why kgen does not apply the marker where its upstream tool would: each use is warned about."""
 
     @property
     def value_type(self) -> str:
@@ -226,6 +231,7 @@ class Registry:
         except (grammar.MarkerSyntaxError, ValueError) as err:
             diagnostics.error(raw.position, str(err))
             return None
+        return marker
 
     def _parse_text(
         self, text: str, position: Position, scope: Scope, diagnostics: Diagnostics
@@ -317,11 +323,12 @@ def _build_registry() -> Registry:
     r.add("groupName", {P}, _string, "API group of the package (doc.go)")
     r.add("versionName", {P}, _string, "API version of the package when it differs from the directory name")
     # gengo families.
-    r.add("k8s:deepcopy-gen", {P, T}, _string, "deepcopy-gen: package, true or false")
+    r.add("k8s:deepcopy-gen", {P, T}, _string, "deepcopy-gen: package, true or false",
+          inert="Python deep copies need no opt-in")  # fmt: skip
     r.add("k8s:deepcopy-gen:interfaces", {T}, _string, "interfaces the deep copy implements (runtime.Object)", repeatable=True)
-    r.add("k8s:deepcopy-gen:nonpointer-interfaces", {T}, _bool, "deepcopy-gen: implement interfaces on the value type")
-    r.add("k8s:defaulter-gen", {P, T}, _string, "defaulter-gen: generate defaulters for types with this field (TypeMeta) or false")
-    r.add("k8s:defaulter-gen-input", {P}, _string, "defaulter-gen: package whose types are defaulted")
+    r.add("k8s:deepcopy-gen:nonpointer-interfaces", {T}, _bool, "deepcopy-gen: implement interfaces on the value type", inert="Go method receivers; Python objects have none")
+    r.add("k8s:defaulter-gen", {P, T}, _string, "defaulter-gen: generate defaulters for types with this field (TypeMeta) or false", inert="kgen's defaulters cover every type of a package")
+    r.add("k8s:defaulter-gen-input", {P}, _string, "defaulter-gen: package whose types are defaulted", inert="kgen's defaulters are written beside the types they default")
     r.add("k8s:conversion-gen", {P, T, F}, _string, "conversion-gen: internal package to convert to, or false")
     r.add("k8s:conversion-gen-external-types", {P}, _string, "conversion-gen: package holding the external types")
     r.add("k8s:conversion-fn", {T, F}, _one_of("copy-only", "drop"), "conversion-gen: how to convert this member")
@@ -330,18 +337,23 @@ def _build_registry() -> Registry:
     r.add("k8s:protobuf-gen", {P}, _string, "go-to-protobuf: package")
     r.add("protobuf", {T}, _bool, "go-to-protobuf: generate a message for this type")
     r.add("protobuf.nullable", {T, F}, _bool, "go-to-protobuf: a named slice or map type is a message (nullable)")
-    r.add("protobuf.as", {T}, _string, "go-to-protobuf: use this message for the type")
-    r.add("protobuf.embed", {T}, _string, "go-to-protobuf: embed the type as this scalar")
-    r.add("protobuf.options.(gogoproto.goproto_stringer)", {T}, _bool, "go-to-protobuf: gogo stringer option")
-    r.add("k8s:prerelease-lifecycle-gen", {P, T}, _bool, "prerelease-lifecycle-gen: generate lifecycle methods")
+    r.add("protobuf.as", {T}, _string, "go-to-protobuf: use this message for the type",
+          unapplied="kgen writes the type's own message from its fields; name the message with +kgen:python "
+          "and its JSON form with +kgen:jsonType")  # fmt: skip
+    r.add("protobuf.embed", {T}, _string, "go-to-protobuf: embed the type as this scalar",
+          unapplied="kgen writes the type's own message from its fields")  # fmt: skip
+    r.add("protobuf.options.(gogoproto.goproto_stringer)", {T}, _bool, "go-to-protobuf: gogo stringer option", inert="a Go String() method")
+    lifecycle = "Go methods the API server reads to warn about deprecated versions"
+    r.add("k8s:prerelease-lifecycle-gen", {P, T}, _bool, "prerelease-lifecycle-gen: generate lifecycle methods", inert=lifecycle)
     for stage in ("introduced", "deprecated", "removed", "replacement"):
-        r.add(f"k8s:prerelease-lifecycle-gen:{stage}", {T}, _string, f"prerelease-lifecycle-gen: version the kind was {stage}")
+        r.add(f"k8s:prerelease-lifecycle-gen:{stage}", {T}, _string, f"prerelease-lifecycle-gen: version the kind was {stage}",
+              inert=lifecycle)  # fmt: skip
     r.add("k8s:deprecated", {T, F}, _string, "tombstone for a removed field: <json name>,protobuf=<number>", repeatable=True)
     # validation-gen.
-    r.add("k8s:validation-gen", {P}, _string, "validation-gen: package or TypeMeta")
-    r.add("k8s:validation-gen-input", {P}, _string, "validation-gen: input package")
-    r.add("k8s:validation-gen-scheme-registry", {P}, _string, "validation-gen: scheme registry")
-    r.add("k8s:validation-gen-test-fixture", {P}, _string, "validation-gen: test fixture mode")
+    r.add("k8s:validation-gen", {P}, _string, "validation-gen: package or TypeMeta", inert="kgen validates every type of a package")
+    r.add("k8s:validation-gen-input", {P}, _string, "validation-gen: input package", inert="kgen's validators are written beside the types they check")
+    r.add("k8s:validation-gen-scheme-registry", {P}, _string, "validation-gen: scheme registry", inert="the Go scheme validators register in; kgen's register in the package's scheme")
+    r.add("k8s:validation-gen-test-fixture", {P}, _string, "validation-gen: test fixture mode", inert="Go test fixtures")
     for name in ("optional", "required", "forbidden"):
         r.add(f"k8s:{name}", {T, F}, flag, f"validation: field is {name}")
     for name in ("minimum", "maximum"):
@@ -366,7 +378,8 @@ def _build_registry() -> Registry:
     r.add("k8s:eachVal", {T, F}, marker, "validation: apply a marker to every list item or map value", repeatable=True)
     r.add("k8s:eachKey", {T, F}, marker, "validation: apply a marker to every map key", repeatable=True)
     r.add("k8s:subfield", {T, F}, marker, "validation: apply a marker to a named subfield", repeatable=True, paren_args={"": _string})
-    r.add("k8s:item", {T, F}, marker, "validation: apply a marker to the list item with these keys", repeatable=True, paren_args=_ANY_ARGS)
+    r.add("k8s:item", {T, F}, marker, "validation: apply a marker to the list item with these keys", repeatable=True,
+          paren_args=_ANY_ARGS, unapplied="kgen does not yet check the items a +k8s:item selects; +k8s:eachVal checks every item")  # fmt: skip
     r.add("k8s:unionMember", {F}, flag, "validation: member of a union", paren_args={"union": _string, "memberName": _string}, repeatable=True)
     r.add("k8s:unionDiscriminator", {F}, flag, "validation: discriminator of a union", paren_args={"union": _string})
     r.add("k8s:zeroOrOneOfMember", {F}, flag, "validation: at most one of the members is set", paren_args={"union": _string})
@@ -375,9 +388,10 @@ def _build_registry() -> Registry:
     r.add("k8s:monotonic", {T, F}, _one_of("increasing", "decreasing"), "validation: value may only grow (or shrink) on update", value_optional=True)
     r.add("k8s:ifEnabled", {T, F, C}, marker, "validation: apply a marker when a feature gate is on", paren_args={"": _string}, repeatable=True)
     r.add("k8s:ifDisabled", {T, F, C}, marker, "validation: apply a marker when a feature gate is off", paren_args={"": _string}, repeatable=True)
-    r.add("k8s:alpha", {T, F}, marker, "validation: the marker is alpha-level", paren_args={"since": _string}, repeatable=True)
+    r.add("k8s:alpha", {T, F}, marker, "validation: the marker is alpha-level", paren_args={"since": _string}, repeatable=True,
+          inert="alpha rules only shadow the hand-written ones; they are not enforced")  # fmt: skip
     r.add("k8s:beta", {T, F}, marker, "validation: the marker is beta-level", paren_args={"since": _string}, repeatable=True)
-    r.add("k8s:declarativeValidationNative", {T, F}, flag, "validation: declarative only")
+    r.add("k8s:declarativeValidationNative", {T, F}, flag, "validation: declarative only", inert="kgen's validation is declarative only")
     # Discriminated ("modal") rules: the field named by +k8s:discriminator chooses which rules
     # hold (validation-gen 1.36 spells them discriminator/member, 1.37 modeDiscriminator/ifMode).
     for name in ("k8s:discriminator", "k8s:modeDiscriminator"):
@@ -391,12 +405,13 @@ def _build_registry() -> Registry:
     r.add("k8s:dependentForbidden", {F}, flag, "validation: when this field is set, the named field must not be",
           paren_args={"": _string}, repeatable=True)  # fmt: skip
     r.add("k8s:customUnique", {F, T}, flag, "validation: the list's items are unique by hand-written code (no generated check)")
-    r.add("k8s:customValidation", {F, T}, flag, "validation: hand-written code validates this value too")
-    r.add("k8s:validation-gen-nolint", {P, T, F}, flag, "validation-gen: do not lint this package or type")
-    r.add("k8s:conversion-gen:explicit-from", {T}, _string, "conversion-gen: also convert from this type (net/url.Values: query parameters)")
-    r.add("k8s:opaqueType", {F}, flag, "validation: do not descend into the field's type")
-    r.add("k8s:isSubresource", {T}, _string, "validation: the type is served at this subresource")
-    r.add("k8s:supportsSubresource", {T}, _string, "validation: the type supports this subresource", repeatable=True)
+    r.add("k8s:customValidation", {F, T}, flag, "validation: hand-written code validates this value too", inert="hand-written checks are kgen validation hooks")
+    r.add("k8s:validation-gen-nolint", {P, T, F}, flag, "validation-gen: do not lint this package or type", inert="validation-gen's lint")
+    r.add("k8s:conversion-gen:explicit-from", {T}, _string, "conversion-gen: also convert from this type (net/url.Values: query parameters)", inert="Go conversions from url.Values; kgen serve reads query parameters itself")
+    r.add("k8s:opaqueType", {F}, flag, "validation: do not descend into the field's type",
+          unapplied="kgen's validators descend into the field's type and check it with its own rules")  # fmt: skip
+    r.add("k8s:isSubresource", {T}, _string, "validation: the type is served at this subresource", inert="validation-gen's subresource wiring")
+    r.add("k8s:supportsSubresource", {T}, _string, "validation: the type supports this subresource", repeatable=True, inert="validation-gen's subresource wiring")
     r.add("k8s:neq", {T, F}, _json_or_bare, "validation: value may not equal this", repeatable=True)
     # Field semantics shared by openapi-gen, apply and validation.
     r.add("optional", {F}, flag, "the field may be omitted")
@@ -407,13 +422,13 @@ def _build_registry() -> Registry:
     r.add("listMapKey", {T, F}, _string, "key field of a map list", repeatable=True)
     r.add("mapType", {T, F}, _one_of("granular", "atomic"), "map semantics for apply")
     r.add("structType", {T, F}, _one_of("granular", "atomic"), "struct semantics for apply")
-    r.add("patchStrategy", {F}, _string, "strategic merge patch strategy (merge, replace, retainKeys)")
-    r.add("patchMergeKey", {F}, _string, "strategic merge patch key")
+    r.add("patchStrategy", {F}, _string, "strategic merge patch strategy (merge, replace, retainKeys)", inert="the struct tag (patchStrategy:\"...\") is what openapi-gen and the API server read")
+    r.add("patchMergeKey", {F}, _string, "strategic merge patch key", inert="the struct tag (patchMergeKey:\"...\") is what openapi-gen and the API server read")
     r.add("union", {T, F}, flag, "the struct (or inlined field) is a union", paren_args={"deprecated": _string})
     r.add("unionDiscriminator", {F}, flag, "discriminator of the union")
     r.add("unionDeprecated", {F}, flag, "deprecated member of the union")
     r.add("enum", {T}, flag, "the type's constants are its allowed values")
-    r.add("featureGate", {F, C}, _string, "the field (or enum value) is alpha/beta behind this feature gate", repeatable=True)
+    r.add("featureGate", {F, C}, _string, "the field (or enum value) is alpha/beta behind this feature gate", repeatable=True, inert="documentation for API review; gated rules are +k8s:ifEnabled")
     r.add("resourceName", {T}, _string, "resource name when it differs from the lower-cased plural")
     # client-gen.
     r.add("genclient", {T}, flag, "generate a typed client for this kind")
@@ -426,7 +441,7 @@ def _build_registry() -> Registry:
     r.add("genclient:method", {T}, _string, "an extra method: Name,verb=...,subresource=...,input=...,result=...", repeatable=True)
     # controller-gen.
     r.add("kubebuilder:object:root", {T}, flag, "the type is a root object (kind)")
-    r.add("kubebuilder:object:generate", {P, T}, _bool, "generate object methods")
+    r.add("kubebuilder:object:generate", {P, T}, _bool, "generate object methods", inert="Python deep copies need no opt-in")
     r.add("kubebuilder:skip", {P}, flag, "skip this package")
     r.add("kubebuilder:subresource:status", {T}, flag, "the kind has a /status subresource")
     r.add("kubebuilder:subresource:scale", {T}, None, "the kind has a /scale subresource",
