@@ -275,16 +275,15 @@ class Frobber(_Model):
     """Frobber frobnicates widgets at a configurable intensity."""
 
     kind: str = ""
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     metadata: _meta_v1_models.ObjectMeta = _Field(
         default_factory=_meta_v1_models.ObjectMeta
     )
@@ -492,16 +491,15 @@ class FrobberList(_Model):
     """FrobberList is a list of Frobbers."""
 
     kind: str = ""
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     metadata: _meta_v1_models.ListMeta = _Field(
         default_factory=_meta_v1_models.ListMeta
     )
@@ -529,16 +527,15 @@ class FrobberClass(_Model):
     """FrobberClass is a cluster-wide class of Frobbers, set up by an administrator."""
 
     kind: str = ""
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     metadata: _meta_v1_models.ObjectMeta = _Field(
         default_factory=_meta_v1_models.ObjectMeta
     )
@@ -575,16 +572,15 @@ class FrobberClassList(_Model):
     """FrobberClassList is a list of FrobberClasses."""
 
     kind: str = ""
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     metadata: _meta_v1_models.ListMeta = _Field(
         default_factory=_meta_v1_models.ListMeta
     )

@@ -54,18 +54,17 @@ class FrobberClass(_Model):
 
     __kgen_group_version_kind__ = ("example.kgen.dev", "v1", "FrobberClass")
     kind: str = "FrobberClass"
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="example.kgen.dev/v1",
         validation_alias="apiVersion",
         serialization_alias="apiVersion",
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     metadata: _meta_v1_models.ObjectMeta = _Field(
         default_factory=_meta_v1_models.ObjectMeta
     )
@@ -104,18 +103,17 @@ class FrobberClassList(_Model):
 
     __kgen_group_version_kind__ = ("example.kgen.dev", "v1", "FrobberClassList")
     kind: str = "FrobberClassList"
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="example.kgen.dev/v1",
         validation_alias="apiVersion",
         serialization_alias="apiVersion",
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     metadata: _meta_v1_models.ListMeta = _Field(
         default_factory=_meta_v1_models.ListMeta
     )
@@ -380,18 +378,17 @@ class Frobber(_Model):
 
     __kgen_group_version_kind__ = ("example.kgen.dev", "v1", "Frobber")
     kind: str = "Frobber"
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="example.kgen.dev/v1",
         validation_alias="apiVersion",
         serialization_alias="apiVersion",
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     metadata: _meta_v1_models.ObjectMeta = _Field(
         default_factory=_meta_v1_models.ObjectMeta
     )
@@ -620,18 +617,17 @@ class FrobberList(_Model):
 
     __kgen_group_version_kind__ = ("example.kgen.dev", "v1", "FrobberList")
     kind: str = "FrobberList"
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="example.kgen.dev/v1",
         validation_alias="apiVersion",
         serialization_alias="apiVersion",
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     metadata: _meta_v1_models.ListMeta = _Field(
         default_factory=_meta_v1_models.ListMeta
     )

@@ -18,7 +18,7 @@ __all__ = [
 
 
 class TypeMeta(_Model):
-    """TypeMeta is shared by all top level objects in the runtime envelope."""
+    """TypeMeta is the apiVersion and kind every top-level object in the runtime envelope carries."""
 
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
@@ -39,7 +39,7 @@ class TypeMeta(_Model):
 
 
 class Unknown(_Model):
-    """Unknown allows api objects with unknown types to be passed-through.
+    """Unknown carries an API object of a type the reader does not know, unchanged.
     It is the envelope of the Kubernetes protobuf encoding."""
 
     api_version: str = _Field(
@@ -51,11 +51,11 @@ class Unknown(_Model):
         validation_alias="ContentEncoding",
         serialization_alias="ContentEncoding",
     )
-    """ContentEncoding is encoding used to encode 'Raw' data."""
+    """ContentEncoding is the encoding Raw's bytes were written with."""
     content_type: str = _Field(
         default="", validation_alias="ContentType", serialization_alias="ContentType"
     )
-    """ContentType is serialization method used to serialize 'Raw'."""
+    """ContentType is the media type Raw is serialized in."""
 
     def to_dict(self) -> dict[str, _Any]:
         """This Unknown as Go's encoding/json writes it."""

@@ -20,9 +20,8 @@ __all__ = [
 
 
 UID = str
-"""UID is a type that holds unique ID values, including UUIDs. Because we
-don't ONLY use UUIDs, this is an alias to string. Being a type captures
-intent and helps make sure that UIDs and names do not get conflated."""
+"""UID is a unique identifier, often but not always a UUID, hence a string. It is a
+type of its own so that UIDs are not mixed up with names."""
 
 
 NodeName = str

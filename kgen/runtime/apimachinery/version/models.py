@@ -20,9 +20,9 @@ class Info(_Model):
     """Info is what a binary reports about its version and build."""
 
     major: str = ""
-    """major version of the binary."""
+    """major is the binary's major version."""
     minor: str = ""
-    """minor version of the binary."""
+    """minor is the binary's minor version."""
     emulation_major: str = _Field(
         default="",
         validation_alias="emulationMajor",
@@ -40,13 +40,13 @@ class Info(_Model):
         validation_alias="minCompatibilityMajor",
         serialization_alias="minCompatibilityMajor",
     )
-    """minCompatibilityMajor is the major version of the oldest version it stays compatible with."""
+    """minCompatibilityMajor is the major part of the oldest version the binary stays compatible with."""
     min_compatibility_minor: str = _Field(
         default="",
         validation_alias="minCompatibilityMinor",
         serialization_alias="minCompatibilityMinor",
     )
-    """minCompatibilityMinor is the minor version of the oldest version it stays compatible with."""
+    """minCompatibilityMinor is the minor part of the oldest version the binary stays compatible with."""
     git_version: str = _Field(
         default="", validation_alias="gitVersion", serialization_alias="gitVersion"
     )

@@ -16,19 +16,19 @@ __all__ = [
 
 
 class TypeMeta(_Struct):
-    """TypeMeta is shared by all top level objects in the runtime envelope."""
+    """TypeMeta is the apiVersion and kind every top-level object in the runtime envelope carries."""
 
     api_version: str = _field(default="", name="apiVersion")
     kind: str = ""
 
 
 class Unknown(_Struct):
-    """Unknown allows api objects with unknown types to be passed-through.
+    """Unknown carries an API object of a type the reader does not know, unchanged.
     It is the envelope of the Kubernetes protobuf encoding."""
 
     api_version: str = _field(default="", name="apiVersion")
     kind: str = ""
     content_encoding: str = _field(default_factory=str, name="ContentEncoding")
-    """ContentEncoding is encoding used to encode 'Raw' data."""
+    """ContentEncoding is the encoding Raw's bytes were written with."""
     content_type: str = _field(default_factory=str, name="ContentType")
-    """ContentType is serialization method used to serialize 'Raw'."""
+    """ContentType is the media type Raw is serialized in."""

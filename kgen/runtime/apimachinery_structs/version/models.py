@@ -18,17 +18,17 @@ class Info(_Struct):
     """Info is what a binary reports about its version and build."""
 
     major: str = _field(default_factory=str)
-    """major version of the binary."""
+    """major is the binary's major version."""
     minor: str = _field(default_factory=str)
-    """minor version of the binary."""
+    """minor is the binary's minor version."""
     emulation_major: str = _field(default="", name="emulationMajor")
     """emulationMajor is the major version the binary emulates."""
     emulation_minor: str = _field(default="", name="emulationMinor")
     """emulationMinor is the minor version the binary emulates."""
     min_compatibility_major: str = _field(default="", name="minCompatibilityMajor")
-    """minCompatibilityMajor is the major version of the oldest version it stays compatible with."""
+    """minCompatibilityMajor is the major part of the oldest version the binary stays compatible with."""
     min_compatibility_minor: str = _field(default="", name="minCompatibilityMinor")
-    """minCompatibilityMinor is the minor version of the oldest version it stays compatible with."""
+    """minCompatibilityMinor is the minor part of the oldest version the binary stays compatible with."""
     git_version: str = _field(default_factory=str, name="gitVersion")
     git_commit: str = _field(default_factory=str, name="gitCommit")
     git_tree_state: str = _field(default_factory=str, name="gitTreeState")

@@ -92,16 +92,15 @@ class APIVersions(_Model):
     """APIVersions lists the versions of the legacy core API, served at /api."""
 
     kind: str = ""
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     versions: list[str] | None = None
     """versions are the API versions served."""
     server_address_by_client_cidrs: list[ServerAddressByClientCIDR] | None = _Field(
@@ -135,16 +134,15 @@ class APIGroupList(_Model):
     """APIGroupList lists the API groups, served at /apis."""
 
     kind: str = ""
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     groups: list[APIGroup] | None = None
     """groups are the API groups served."""
 
@@ -188,18 +186,17 @@ class APIGroup(_Model):
     """APIGroup is one API group: its name, the versions it serves and the one it prefers."""
 
     kind: str = ""
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     name: str = ""
-    """name of the group."""
+    """name is the group's name."""
     versions: list[GroupVersionForDiscovery] | None = None
     """versions the group serves."""
     preferred_version: GroupVersionForDiscovery = _Field(
@@ -338,16 +335,15 @@ class APIResourceList(_Model):
     """APIResourceList lists the resources of one group version and whether each is namespaced."""
 
     kind: str = ""
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     group_version: str = _Field(
         default="", validation_alias="groupVersion", serialization_alias="groupVersion"
     )
@@ -495,16 +491,15 @@ class ListOptions(_Model):
     """ListOptions are the query options of a list or watch call."""
 
     kind: str = ""
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     label_selector: str = _Field(
         default="",
         validation_alias="labelSelector",
@@ -621,16 +616,15 @@ class GetOptions(_Model):
     """GetOptions are the query options of a get call."""
 
     kind: str = ""
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     resource_version: str = _Field(
         default="",
         validation_alias="resourceVersion",
@@ -672,16 +666,15 @@ class DeleteOptions(_Model):
     """DeleteOptions are the options of a delete call."""
 
     kind: str = ""
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     grace_period_seconds: _Int64 | None = _Field(
         default=None,
         validation_alias="gracePeriodSeconds",
@@ -716,8 +709,8 @@ class DeleteOptions(_Model):
         serialization_alias="ignoreStoreReadErrorWithClusterBreakingPotential",
     )
     """ignoreStoreReadErrorWithClusterBreakingPotential deletes an object the store
-    cannot read or decode, skipping finalizers and preconditions. Dangerous; false
-    by default."""
+    cannot read or decode, skipping finalizers and preconditions. Dangerous; off
+    unless set."""
 
     def to_dict(self) -> dict[str, _Any]:
         """This DeleteOptions as Go's encoding/json writes it."""
@@ -754,16 +747,15 @@ class CreateOptions(_Model):
     """CreateOptions are the query options of a create call."""
 
     kind: str = ""
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     dry_run: list[str] | None = _Field(
         default=None, validation_alias="dryRun", serialization_alias="dryRun"
     )
@@ -808,16 +800,15 @@ class PatchOptions(_Model):
     """PatchOptions are the query options of a patch call (a superset of UpdateOptions)."""
 
     kind: str = ""
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     dry_run: list[str] | None = _Field(
         default=None, validation_alias="dryRun", serialization_alias="dryRun"
     )
@@ -868,16 +859,15 @@ class ApplyOptions(_Model):
     field manager required."""
 
     kind: str = ""
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     dry_run: list[str] | None = _Field(
         default=None, validation_alias="dryRun", serialization_alias="dryRun"
     )
@@ -914,16 +904,15 @@ class UpdateOptions(_Model):
     """UpdateOptions are the query options of an update call; PatchOptions has them all."""
 
     kind: str = ""
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     dry_run: list[str] | None = _Field(
         default=None, validation_alias="dryRun", serialization_alias="dryRun"
     )
@@ -989,20 +978,20 @@ class Preconditions(_Model):
 
 
 class LabelSelector(_Model):
-    """A label selector is a label query over a set of resources. The result of matchLabels and
-    matchExpressions are ANDed. An empty label selector matches all objects. A null
-    label selector matches no objects."""
+    """LabelSelector picks resources by their labels: an object must satisfy both
+    matchLabels and matchExpressions. An empty selector matches every object; a null
+    one matches none."""
 
     match_labels: dict[str, str] | None = _Field(
         default=None, validation_alias="matchLabels", serialization_alias="matchLabels"
     )
-    """matchLabels is a map of {key,value} pairs."""
+    """matchLabels holds {key,value} pairs; an object matches when each key carries its value."""
     match_expressions: list[LabelSelectorRequirement] | None = _Field(
         default=None,
         validation_alias="matchExpressions",
         serialization_alias="matchExpressions",
     )
-    """matchExpressions is a list of label selector requirements. The requirements are ANDed."""
+    """matchExpressions are requirements on labels; an object must meet all of them."""
 
     def to_dict(self) -> dict[str, _Any]:
         """This LabelSelector as Go's encoding/json writes it."""
@@ -1018,7 +1007,7 @@ class LabelSelector(_Model):
 
 
 class LabelSelectorOperator(_StringEnum):
-    """A label selector operator is the set of operators that can be used in a selector requirement."""
+    """LabelSelectorOperator is how a label selector requirement compares its key with its values."""
 
     IN = "In"
     NOT_IN = "NotIn"
@@ -1028,18 +1017,17 @@ class LabelSelectorOperator(_StringEnum):
 
 
 class LabelSelectorRequirement(_Model):
-    """A label selector requirement is a selector that contains values, a key, and an operator that
-    relates the key and values."""
+    """LabelSelectorRequirement is one condition of a label selector: a label key, an
+    operator and the values the operator relates the key to."""
 
     key: str = ""
-    """key is the label key that the selector applies to."""
+    """key is the label the requirement tests."""
     operator: _Annotated[str, LabelSelectorOperator] = ""
-    """operator represents a key's relationship to a set of values.
-    Valid operators are In, NotIn, Exists and DoesNotExist."""
+    """operator says how the key relates to the values: In, NotIn, Exists or
+    DoesNotExist, and nothing else."""
     values: list[str] | None = None
-    """values is an array of string values. If the operator is In or NotIn,
-    the values array must be non-empty. If the operator is Exists or DoesNotExist,
-    the values array must be empty."""
+    """values are the strings the key is compared with: at least one for In and NotIn,
+    none for Exists and DoesNotExist."""
 
     def to_dict(self) -> dict[str, _Any]:
         """This LabelSelectorRequirement as Go's encoding/json writes it."""
@@ -1092,33 +1080,32 @@ class FieldSelectorRequirement(_Model):
 
 
 class ListMeta(_Model):
-    """ListMeta describes metadata that synthetic resources must have, including lists and
-    various status objects. A resource may have only one of {ObjectMeta, ListMeta}."""
+    """ListMeta is the metadata of resources the server makes up rather than stores, such
+    as lists and status objects. A type has ObjectMeta or ListMeta, never both."""
 
     self_link: str = _Field(
         default="", validation_alias="selfLink", serialization_alias="selfLink"
     )
-    """Deprecated: selfLink is a legacy read-only field that is no longer populated by the system."""
+    """Deprecated: selfLink is an old read-only field; the server no longer fills it in."""
     resource_version: str = _Field(
         default="",
         validation_alias="resourceVersion",
         serialization_alias="resourceVersion",
     )
-    """String that identifies the server's internal version of this object that
-    can be used by clients to determine when objects have changed."""
+    """ResourceVersion is the server's opaque internal version of the list; clients
+    compare it with an earlier one to tell whether anything has changed."""
     continue_: str = _Field(
         default="", validation_alias="continue", serialization_alias="continue"
     )
-    """continue may be set if the user set a limit on the number of items returned, and indicates that
-    the server has more data available. The value is opaque and may be used to issue another request
-    to the endpoint that served this list to retrieve the next set of available objects."""
+    """continue is set when the request had a limit and more items remain. It is an
+    opaque token; passing it back to the same endpoint fetches the next page."""
     remaining_item_count: _Int64 | None = _Field(
         default=None,
         validation_alias="remainingItemCount",
         serialization_alias="remainingItemCount",
     )
-    """remainingItemCount is the number of subsequent items in the list which are not included in this
-    list response."""
+    """remainingItemCount counts the items that come after this response and are not
+    part of it."""
     shard_info: ShardInfo | None = _Field(
         default=None, validation_alias="shardInfo", serialization_alias="shardInfo"
     )
@@ -1149,9 +1136,9 @@ class ListMeta(_Model):
 
 
 class StatusReason(_StringEnum):
-    """StatusReason is an enumeration of possible failure causes. Each StatusReason
-    must map to a single HTTP status code, but multiple reasons may map
-    to the same HTTP status code."""
+    """StatusReason names why an operation failed. Each reason corresponds to exactly
+    one HTTP status code, though several reasons may share
+    a code."""
 
     UNKNOWN = ""
     UNAUTHORIZED = "Unauthorized"
@@ -1198,34 +1185,32 @@ class StatusReason(_StringEnum):
 
 
 class Status(_Model):
-    """Status is a return value for calls that don't return other objects."""
+    """Status is what a call returns when it has no other object to return."""
 
     kind: str = ""
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     metadata: ListMeta = _Field(default_factory=ListMeta)
-    """Standard list metadata."""
+    """metadata is the status's list metadata."""
     status: str = ""
-    """Status of the operation.
-    One of: "Success" or "Failure"."""
+    """Status is the outcome of the operation:
+    "Success" or "Failure"."""
     message: str = ""
-    """A human-readable description of the status of this operation."""
+    """Message describes the outcome for a person to read."""
     reason: _Annotated[str, StatusReason] = ""
-    """A machine-readable description of why this operation is in the
-    "Failure" status. If this value is empty there
-    is no information available."""
+    """Reason tells programs why the operation has the "Failure" status;
+    empty means no reason is known."""
     details: StatusDetails | None = None
-    """Extended data associated with the reason."""
+    """Details adds data about the reason."""
     code: _Int32 = 0
-    """Suggested HTTP return code for this status, 0 if not set."""
+    """Code is the HTTP status code suggested for this status; 0 means none."""
 
     def to_dict(self) -> dict[str, _Any]:
         """This Status as Go's encoding/json writes it."""
@@ -1258,27 +1243,27 @@ class Status(_Model):
 
 
 class StatusDetails(_Model):
-    """StatusDetails is a set of additional properties that MAY be set by the
-    server to provide additional information about a response."""
+    """StatusDetails is optional extra information a server may attach to a
+    response."""
 
     name: str = ""
-    """The name attribute of the resource associated with the status StatusReason
-    (when there is a single name which can be described)."""
+    """Name is the name of the resource the StatusReason is about, when one
+    name applies."""
     group: str = ""
-    """The group attribute of the resource associated with the status StatusReason."""
+    """Group is the API group of the resource the StatusReason is about."""
     kind: str = ""
-    """The kind attribute of the resource associated with the status StatusReason."""
+    """Kind is the kind of the resource the StatusReason is about."""
     uid: _types_models.UID = ""
-    """UID of the resource."""
+    """UID is the resource's UID."""
     causes: list[StatusCause] | None = None
-    """The Causes array includes more details associated with the StatusReason
-    failure. Not all StatusReasons may provide detailed causes."""
+    """Causes break the StatusReason failure down into details; some reasons come
+    with none."""
     retry_after_seconds: _Int32 = _Field(
         default=0,
         validation_alias="retryAfterSeconds",
         serialization_alias="retryAfterSeconds",
     )
-    """If specified, the time in seconds before the operation should be retried."""
+    """RetryAfterSeconds, when set, is how many seconds to wait before trying again."""
 
     def to_dict(self) -> dict[str, _Any]:
         """This StatusDetails as Go's encoding/json writes it."""
@@ -1306,8 +1291,8 @@ class StatusDetails(_Model):
 
 
 class CauseType(_StringEnum):
-    """CauseType is a machine readable value providing more detail about what
-    occurred in a status response."""
+    """CauseType is a machine-readable code that says more precisely what went wrong,
+    for a Status to report."""
 
     FIELD_VALUE_NOT_FOUND = "FieldValueNotFound"
     FIELD_VALUE_REQUIRED = "FieldValueRequired"
@@ -1340,18 +1325,18 @@ class CauseType(_StringEnum):
 
 
 class StatusCause(_Model):
-    """StatusCause provides more information about an api.Status failure, including
-    cases when multiple errors are encountered."""
+    """StatusCause details one error behind a failed Status; a Status may list
+    several."""
 
     reason: _Annotated[str, CauseType] = ""
-    """A machine-readable description of the cause of the error. If this value is
-    empty there is no information available."""
+    """Type classifies the cause of the error for programs; empty means nothing
+    is known."""
     message: str = ""
-    """A human-readable description of the cause of the error.  This field may be
-    presented as-is to a reader."""
+    """Message explains the cause of the error in words that can be shown to a
+    user unchanged."""
     field: str = ""
-    """The field of the resource that has caused this error, as named by its JSON
-    serialization."""
+    """Field is the resource field the error is about, named as in the
+    object's JSON form."""
 
     def to_dict(self) -> dict[str, _Any]:
         """This StatusCause as Go's encoding/json writes it."""
@@ -1375,18 +1360,17 @@ class Table(_Model):
     arbitrary JSON)."""
 
     kind: str = ""
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     metadata: ListMeta = _Field(default_factory=ListMeta)
-    """Standard list metadata."""
+    """metadata is the table's list metadata."""
     column_definitions: list[TableColumnDefinition] | None = _Field(
         default=None,
         validation_alias="columnDefinitions",
@@ -1541,16 +1525,15 @@ class TableOptions(_Model):
     """TableOptions are the query options of a request for a Table."""
 
     kind: str = ""
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     include_object: _Annotated[str, IncludeObjectPolicy] = _Field(
         default="",
         validation_alias="includeObject",
@@ -1576,87 +1559,86 @@ class TableOptions(_Model):
 
 
 class ObjectMeta(_Model):
-    """ObjectMeta is metadata that all persisted resources must have, which includes all objects
-    users must create."""
+    """ObjectMeta is the metadata every stored resource carries, and so every object a
+    user creates."""
 
     name: str = ""
-    """Name must be unique within a namespace. Is required when creating resources, although
-    some resources may allow a client to request the generation of an appropriate name
-    automatically. Name is primarily intended for creation idempotence and configuration
-    definition.
-    Cannot be updated."""
+    """Name identifies the object in its namespace, where no two objects share it. A
+    create request must give it unless the resource lets the server make one up
+    (see generateName). It exists mainly to make creation idempotent and to refer to
+    objects in configuration.
+    It cannot change once set."""
     generate_name: str = _Field(
         default="", validation_alias="generateName", serialization_alias="generateName"
     )
-    """GenerateName is an optional prefix, used by the server, to generate a unique
-    name ONLY IF the Name field has not been provided."""
+    """GenerateName is a prefix from which the server makes up a unique name, used
+    only when Name is empty."""
     namespace: str = ""
-    """Namespace defines the space within which each name must be unique. An empty namespace is
-    equivalent to the "default" namespace, but "default" is the canonical representation.
-    Not all objects are required to be scoped to a namespace - the value of this field for
-    those objects will be empty."""
+    """Namespace is the scope inside which names are unique. Empty means the same as
+    "default", which is the preferred spelling. Objects that are not namespaced
+    (cluster-scoped) leave it empty."""
     self_link: str = _Field(
         default="", validation_alias="selfLink", serialization_alias="selfLink"
     )
-    """Deprecated: selfLink is a legacy read-only field that is no longer populated by the system."""
+    """Deprecated: selfLink is an old read-only field; the server no longer fills it in."""
     uid: _types_models.UID = ""
-    """UID is the unique in time and space value for this object. It is typically generated by
-    the server on successful creation of a resource and is not allowed to change on PUT
-    operations."""
+    """UID tells this object apart from every other object, past or future. The server
+    usually assigns it when the object is created, and an update (PUT) may not
+    change it."""
     resource_version: str = _Field(
         default="",
         validation_alias="resourceVersion",
         serialization_alias="resourceVersion",
     )
-    """An opaque value that represents the internal version of this object that can
-    be used by clients to determine when objects have changed."""
+    """ResourceVersion is the server's opaque internal version of the object; clients
+    compare it with an earlier one to tell whether the object has changed."""
     generation: _Int64 = 0
-    """A sequence number representing a specific generation of the desired state.
-    Populated by the system. Read-only."""
+    """Generation counts the versions of the desired state; the server sets it and
+    clients only read it."""
     creation_timestamp: _Time | None = _Field(
         default=None,
         validation_alias="creationTimestamp",
         serialization_alias="creationTimestamp",
     )
-    """CreationTimestamp is a timestamp representing the server time when this object was
+    """CreationTimestamp is the time on the server's clock when the object was
     created."""
     deletion_timestamp: _Time | None = _Field(
         default=None,
         validation_alias="deletionTimestamp",
         serialization_alias="deletionTimestamp",
     )
-    """DeletionTimestamp is RFC 3339 date and time at which this resource will be deleted."""
+    """DeletionTimestamp is when the resource is due to be deleted, as an RFC 3339 date and time."""
     deletion_grace_period_seconds: _Int64 | None = _Field(
         default=None,
         validation_alias="deletionGracePeriodSeconds",
         serialization_alias="deletionGracePeriodSeconds",
     )
-    """Number of seconds allowed for this object to gracefully terminate before
-    it will be removed from the system. Only set when deletionTimestamp is also set."""
+    """DeletionGracePeriodSeconds is how many seconds the object has to shut down
+    gracefully before it is removed. Set only together with deletionTimestamp."""
     labels: dict[str, str] | None = None
-    """Map of string keys and values that can be used to organize and categorize
-    (scope and select) objects."""
+    """Labels are string key/value pairs that sort objects into groups, so that
+    they can be scoped and selected."""
     annotations: dict[str, str] | None = None
-    """Annotations is an unstructured key value map stored with a resource that may be
-    set by external tools to store and retrieve arbitrary metadata."""
+    """Annotations are free-form string key/value pairs kept with the resource, in
+    which tools can record and read back any metadata they like."""
     owner_references: list[OwnerReference] | None = _Field(
         default=None,
         validation_alias="ownerReferences",
         serialization_alias="ownerReferences",
     )
-    """List of objects depended by this object. If ALL objects in the list have
-    been deleted, this object will be garbage collected."""
+    """OwnerReferences lists the objects this object depends on. Once every one of
+    them is gone, the garbage collector deletes this object too."""
     finalizers: list[str] | None = None
-    """Must be empty before the object is deleted from the registry. Each entry
-    is an identifier for the responsible component that will remove the entry
-    from the list."""
+    """Finalizers name the components that still have work to do before the object
+    is removed from storage, which waits until the list is empty; each component
+    takes its own entry out when it is done."""
     managed_fields: list[ManagedFieldsEntry] | None = _Field(
         default=None,
         validation_alias="managedFields",
         serialization_alias="managedFields",
     )
-    """ManagedFields maps workflow-id and version to the set of fields
-    that are managed by that workflow."""
+    """ManagedFields records, for each workflow (manager) and version, the fields
+    that workflow manages."""
 
     def to_dict(self) -> dict[str, _Any]:
         """This ObjectMeta as Go's encoding/json writes it."""
@@ -1715,18 +1697,17 @@ class PartialObjectMetadata(_Model):
     only ObjectMeta."""
 
     kind: str = ""
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     metadata: ObjectMeta = _Field(default_factory=ObjectMeta)
-    """Standard object's metadata."""
+    """metadata is the object's metadata."""
 
     def to_dict(self) -> dict[str, _Any]:
         """This PartialObjectMetadata as Go's encoding/json writes it."""
@@ -1747,18 +1728,17 @@ class PartialObjectMetadataList(_Model):
     """PartialObjectMetadataList is a list of objects reduced to their metadata."""
 
     kind: str = ""
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     metadata: ListMeta = _Field(default_factory=ListMeta)
-    """Standard list metadata."""
+    """metadata is the list's metadata."""
     items: list[PartialObjectMetadata] | None = None
     """items are the objects' metadata."""
 
@@ -1802,21 +1782,19 @@ class Timestamp(_Model):
 
 
 class TypeMeta(_Model):
-    """TypeMeta describes an individual object in an API response or request
-    with strings representing the type of the object and its API schema version.
-    Structures that are versioned or persisted should inline TypeMeta."""
+    """TypeMeta names the kind and API version of one object sent to or received from
+    the server. Versioned and stored types are expected to embed it inline."""
 
     kind: str = ""
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
 
     def to_dict(self) -> dict[str, _Any]:
         """This TypeMeta as Go's encoding/json writes it."""
@@ -1847,30 +1825,30 @@ class ShardInfo(_Model):
 
 
 class OwnerReference(_Model):
-    """OwnerReference contains enough information to let you identify an owning
-    object. An owning object must be in the same namespace as the dependent, or
-    be cluster-scoped, so there is no namespace field."""
+    """OwnerReference points at an object that owns this one. The owner lives in the
+    dependent's namespace or is cluster-scoped, which is why there is no namespace
+    field."""
 
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
     )
-    """API version of the referent."""
+    """APIVersion is the owner's API version."""
     kind: str = ""
-    """Kind of the referent."""
+    """Kind is the owner's kind."""
     name: str = ""
-    """Name of the referent."""
+    """Name is the owner's name."""
     uid: _types_models.UID = ""
-    """UID of the referent."""
+    """UID is the owner's UID."""
     controller: bool | None = None
-    """If true, this reference points to the managing controller."""
+    """Controller is true when the owner is the controller that manages this object."""
     block_owner_deletion: bool | None = _Field(
         default=None,
         validation_alias="blockOwnerDeletion",
         serialization_alias="blockOwnerDeletion",
     )
-    """If true, AND if the owner has the "foregroundDeletion" finalizer, then
-    the owner cannot be deleted from the key-value store until this
-    reference is removed."""
+    """BlockOwnerDeletion, when true and the owner has the "foregroundDeletion"
+    finalizer, keeps the owner in the key-value store until this reference
+    has been taken out."""
 
     def to_dict(self) -> dict[str, _Any]:
         """This OwnerReference as Go's encoding/json writes it."""
@@ -1894,7 +1872,7 @@ class OwnerReference(_Model):
 
 
 class ManagedFieldsOperationType(_StringEnum):
-    """ManagedFieldsOperationType is the type of operation which lead to a ManagedFieldsEntry being created."""
+    """ManagedFieldsOperationType is the kind of request that produced a ManagedFieldsEntry."""
 
     APPLY = "Apply"
     UPDATE = "Update"
@@ -1902,33 +1880,33 @@ class ManagedFieldsOperationType(_StringEnum):
 
 
 class ManagedFieldsEntry(_Model):
-    """ManagedFieldsEntry is a workflow-id, a FieldSet and the group version of the resource
-    that the fieldset applies to."""
+    """ManagedFieldsEntry records the fields one workflow manages: a workflow id, a field
+    set, and the group version that set is expressed in."""
 
     manager: str = ""
-    """Manager is an identifier of the workflow managing these fields."""
+    """Manager identifies the workflow that manages these fields."""
     operation: _Annotated[str, ManagedFieldsOperationType] = ""
-    """Operation is the type of operation which lead to this ManagedFieldsEntry being created.
-    The only valid values for this field are 'Apply' and 'Update'."""
+    """Operation is the kind of request that produced this entry: 'Apply' or
+    'Update', the only two values allowed."""
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
     )
-    """APIVersion defines the version of this resource that this field set
-    applies to."""
+    """APIVersion is the version of the resource that the field set is written
+    against."""
     time: _Time | None = None
-    """Time is the timestamp of when the ManagedFields entry was added."""
+    """Time is when this entry was added."""
     fields_type: str = _Field(
         default="", validation_alias="fieldsType", serialization_alias="fieldsType"
     )
-    """FieldsType is the discriminator for the different fields format and version.
-    There is currently only one possible value: "FieldsV1" """
+    """FieldsType says which format and version the fields are written in.
+    "FieldsV1" is the only value so far."""
     fields_v1: _FieldsV1 | None = _Field(
         default=None, validation_alias="fieldsV1", serialization_alias="fieldsV1"
     )
-    """FieldsV1 holds the first JSON version format as described in the "FieldsV1" type."""
+    """FieldsV1 holds the fields in the first JSON format, the "FieldsV1" type."""
     subresource: str = ""
-    """Subresource is the name of the subresource used to update that object, or
-    empty string if the object was updated through the main resource."""
+    """Subresource names the subresource through which the object was updated; it
+    is empty when the update went through the main resource."""
 
     def to_dict(self) -> dict[str, _Any]:
         """This ManagedFieldsEntry as Go's encoding/json writes it."""
@@ -1959,29 +1937,29 @@ class ManagedFieldsEntry(_Model):
 
 
 class Condition(_Model):
-    """Condition contains details for one aspect of the current state of this API Resource."""
+    """Condition reports on one aspect of an API resource's current state."""
 
     type: str = ""
-    """type of condition in CamelCase or in foo.example.com/CamelCase."""
+    """type names the condition, as CamelCase or foo.example.com/CamelCase."""
     status: _Annotated[str, ConditionStatus] = ""
-    """status of the condition, one of True, False, Unknown."""
+    """status is True, False or Unknown."""
     observed_generation: _Int64 = _Field(
         default=0,
         validation_alias="observedGeneration",
         serialization_alias="observedGeneration",
     )
-    """observedGeneration represents the .metadata.generation that the condition was set based upon."""
+    """observedGeneration is the .metadata.generation the condition was worked out from."""
     last_transition_time: _Time | None = _Field(
         default=None,
         validation_alias="lastTransitionTime",
         serialization_alias="lastTransitionTime",
     )
-    """lastTransitionTime is the last time the condition transitioned from one status to another."""
+    """lastTransitionTime is when the status last changed."""
     reason: str = ""
-    """reason contains a programmatic identifier indicating the reason for the condition's last transition."""
+    """reason is a machine-readable identifier for why the condition last changed."""
     message: str = ""
-    """message is a human readable message indicating details about the transition.
-    This may be an empty string."""
+    """message explains the last change to a person.
+    It may be empty."""
 
     def to_dict(self) -> dict[str, _Any]:
         """This Condition as Go's encoding/json writes it."""
@@ -2010,18 +1988,17 @@ class List(_Model):
     server need not know their types."""
 
     kind: str = ""
-    """Kind is a string value representing the REST resource this object represents.
-    Servers may infer this from the endpoint the client submits requests to.
-    Cannot be updated.
-    In CamelCase."""
+    """Kind is the CamelCase name of the object's type, which stands for a REST resource.
+    A server may work it out from the URL the request was sent to.
+    It cannot change once set."""
     api_version: str = _Field(
         default="", validation_alias="apiVersion", serialization_alias="apiVersion"
     )
-    """APIVersion defines the versioned schema of this representation of an object.
-    Servers should convert recognized schemas to the latest internal value, and
-    may reject unrecognized values."""
+    """APIVersion is the group/version whose schema this representation follows. A
+    server converts versions it knows to its latest internal form and may refuse
+    versions it does not know."""
     metadata: ListMeta = _Field(default_factory=ListMeta)
-    """Standard list metadata."""
+    """metadata is the list's metadata."""
     items: list[_RawExtension | None] | None = None
     """items are the objects of the list."""
 

@@ -15,7 +15,7 @@ __all__ = [
 
 
 class Type(_IntEnum):
-    """Type represents the stored type of IntOrString."""
+    """Type says which of the two values an IntOrString holds."""
 
     INT = 0
     STRING = 1

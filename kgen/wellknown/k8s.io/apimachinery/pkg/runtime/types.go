@@ -5,7 +5,7 @@
 // +k8s:protobuf-gen=package
 package runtime
 
-// TypeMeta is shared by all top level objects in the runtime envelope.
+// TypeMeta is the apiVersion and kind every top-level object in the runtime envelope carries.
 //
 // +k8s:deepcopy-gen=false
 // +protobuf=true
@@ -26,7 +26,7 @@ type Object interface {
 // Go's RawExtension also has an Object field (json:"-", an interface holding the
 // decoded object); kgen's Python class keeps the parsed JSON instead.
 
-// RawExtension is used to hold extensions in external versions.
+// RawExtension carries an embedded object of any type in a versioned (external) API.
 // Its JSON form is the embedded object itself.
 //
 // +k8s:deepcopy-gen=true
@@ -36,7 +36,7 @@ type Object interface {
 // +kgen:jsonType=object
 // +kgen:mutable
 type RawExtension struct {
-	// Raw is the underlying serialization of this object.
+	// Raw is the embedded object's encoded bytes.
 	Raw []byte `json:"-" protobuf:"bytes,1,opt,name=raw"`
 }
 
@@ -44,7 +44,7 @@ type RawExtension struct {
 // (json:"-") is not a JSON field. kgen.runtime.protobuf reads and writes the envelope
 // through the message itself.
 
-// Unknown allows api objects with unknown types to be passed-through.
+// Unknown carries an API object of a type the reader does not know, unchanged.
 // It is the envelope of the Kubernetes protobuf encoding.
 //
 // +k8s:deepcopy-gen=true
@@ -53,10 +53,10 @@ type RawExtension struct {
 // +k8s:openapi-gen=true
 type Unknown struct {
 	TypeMeta `json:",inline" protobuf:"bytes,1,opt,name=typeMeta"`
-	// Raw will hold the complete serialized object.
+	// Raw is the whole object, encoded.
 	Raw []byte `json:"-" protobuf:"bytes,2,opt,name=raw"`
-	// ContentEncoding is encoding used to encode 'Raw' data.
+	// ContentEncoding is the encoding Raw's bytes were written with.
 	ContentEncoding string `protobuf:"bytes,3,opt,name=contentEncoding"`
-	// ContentType is serialization method used to serialize 'Raw'.
+	// ContentType is the media type Raw is serialized in.
 	ContentType string `protobuf:"bytes,4,opt,name=contentType"`
 }

@@ -2,9 +2,8 @@
 
 package types
 
-// UID is a type that holds unique ID values, including UUIDs. Because we
-// don't ONLY use UUIDs, this is an alias to string. Being a type captures
-// intent and helps make sure that UIDs and names do not get conflated.
+// UID is a unique identifier, often but not always a UUID, hence a string. It is a
+// type of its own so that UIDs are not mixed up with names.
 type UID string
 
 // NodeName is the name of a node, a type of its own so that it is not mixed up with

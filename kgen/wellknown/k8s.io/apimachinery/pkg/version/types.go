@@ -7,17 +7,17 @@ package version
 
 // Info is what a binary reports about its version and build.
 type Info struct {
-	// major version of the binary.
+	// major is the binary's major version.
 	Major string `json:"major"`
-	// minor version of the binary.
+	// minor is the binary's minor version.
 	Minor string `json:"minor"`
 	// emulationMajor is the major version the binary emulates.
 	EmulationMajor string `json:"emulationMajor,omitempty"`
 	// emulationMinor is the minor version the binary emulates.
 	EmulationMinor string `json:"emulationMinor,omitempty"`
-	// minCompatibilityMajor is the major version of the oldest version it stays compatible with.
+	// minCompatibilityMajor is the major part of the oldest version the binary stays compatible with.
 	MinCompatibilityMajor string `json:"minCompatibilityMajor,omitempty"`
-	// minCompatibilityMinor is the minor version of the oldest version it stays compatible with.
+	// minCompatibilityMinor is the minor part of the oldest version the binary stays compatible with.
 	MinCompatibilityMinor string `json:"minCompatibilityMinor,omitempty"`
 	GitVersion            string `json:"gitVersion"`
 	GitCommit             string `json:"gitCommit"`

@@ -4,17 +4,15 @@
 // +k8s:protobuf-gen=package
 package resource
 
-// Quantity is a fixed-point representation of a number.
-// It provides convenient marshaling/unmarshaling in JSON and YAML,
-// in addition to String() and AsInt64() accessors.
+// Quantity is an exact (fixed-point) decimal number with an optional unit suffix, such
+// as 100m, 1.5Gi or 2e3. JSON and YAML carry it as a string; Go code reads it with
+// String() and AsInt64().
 //
-// The serialization format is:
+// A quantity is a signed number followed by at most one suffix:
 //
-//	<quantity>        ::= <signedNumber><suffix>
-//	<suffix>          ::= <binarySI> | <decimalExponent> | <decimalSI>
-//	<binarySI>        ::= Ki | Mi | Gi | Ti | Pi | Ei
-//	<decimalSI>       ::= m | "" | k | M | G | T | P | E
-//	<decimalExponent> ::= "e" <signedNumber> | "E" <signedNumber>
+//	binary SI:        Ki, Mi, Gi, Ti, Pi, Ei (powers of 1024)
+//	decimal SI:       m, k, M, G, T, P, E (powers of 1000; m is one thousandth)
+//	decimal exponent: e or E followed by a signed number
 //
 // +protobuf=true
 // +protobuf.embed=string

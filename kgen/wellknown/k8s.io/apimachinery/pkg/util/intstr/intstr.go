@@ -4,10 +4,8 @@
 // +k8s:protobuf-gen=package
 package intstr
 
-// IntOrString is a type that can hold an int32 or a string. When used in
-// JSON or YAML marshalling and unmarshalling, it produces or consumes the
-// inner type. This allows you to have, for example, a JSON field that can
-// accept a name or number.
+// IntOrString holds either an int32 or a string. JSON and YAML carry it as whichever
+// of the two it holds, so one field can take, say, a port number or a port name.
 //
 // +protobuf=true
 // +protobuf.options.(gogoproto.goproto_stringer)=false
@@ -20,10 +18,10 @@ type IntOrString struct {
 	StrVal string `protobuf:"bytes,3,opt,name=strVal"`
 }
 
-// Type represents the stored type of IntOrString.
+// Type says which of the two values an IntOrString holds.
 type Type int64
 
 const (
-	Int    Type = iota // The IntOrString holds an int.
-	String             // The IntOrString holds a string.
+	Int    Type = iota // an int32, in IntVal
+	String             // a string, in StrVal
 )

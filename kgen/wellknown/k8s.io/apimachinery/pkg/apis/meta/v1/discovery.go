@@ -30,7 +30,7 @@ type APIGroupList struct {
 // APIGroup is one API group: its name, the versions it serves and the one it prefers.
 type APIGroup struct {
 	TypeMeta `json:",inline"`
-	// name of the group.
+	// name is the group's name.
 	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
 	// versions the group serves.
 	// +listType=atomic

@@ -136,8 +136,8 @@ type DeleteOptions struct {
 	DryRun []string `json:"dryRun,omitempty" protobuf:"bytes,5,rep,name=dryRun"`
 
 	// ignoreStoreReadErrorWithClusterBreakingPotential deletes an object the store
-	// cannot read or decode, skipping finalizers and preconditions. Dangerous; false
-	// by default.
+	// cannot read or decode, skipping finalizers and preconditions. Dangerous; off
+	// unless set.
 	// +optional
 	IgnoreStoreReadErrorWithClusterBreakingPotential *bool `json:"ignoreStoreReadErrorWithClusterBreakingPotential,omitempty" protobuf:"varint,6,opt,name=ignoreStoreReadErrorWithClusterBreakingPotential"`
 }

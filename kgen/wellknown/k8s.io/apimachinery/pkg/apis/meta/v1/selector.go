@@ -1,36 +1,35 @@
 package v1
 
-// A label selector is a label query over a set of resources. The result of matchLabels and
-// matchExpressions are ANDed. An empty label selector matches all objects. A null
-// label selector matches no objects.
+// LabelSelector picks resources by their labels: an object must satisfy both
+// matchLabels and matchExpressions. An empty selector matches every object; a null
+// one matches none.
 // +structType=atomic
 type LabelSelector struct {
-	// matchLabels is a map of {key,value} pairs.
+	// matchLabels holds {key,value} pairs; an object matches when each key carries its value.
 	// +optional
 	MatchLabels map[string]string `json:"matchLabels,omitempty" protobuf:"bytes,1,rep,name=matchLabels"`
-	// matchExpressions is a list of label selector requirements. The requirements are ANDed.
+	// matchExpressions are requirements on labels; an object must meet all of them.
 	// +optional
 	// +listType=atomic
 	MatchExpressions []LabelSelectorRequirement `json:"matchExpressions,omitempty" protobuf:"bytes,2,rep,name=matchExpressions"`
 }
 
-// A label selector requirement is a selector that contains values, a key, and an operator that
-// relates the key and values.
+// LabelSelectorRequirement is one condition of a label selector: a label key, an
+// operator and the values the operator relates the key to.
 type LabelSelectorRequirement struct {
-	// key is the label key that the selector applies to.
+	// key is the label the requirement tests.
 	Key string `json:"key" protobuf:"bytes,1,opt,name=key"`
-	// operator represents a key's relationship to a set of values.
-	// Valid operators are In, NotIn, Exists and DoesNotExist.
+	// operator says how the key relates to the values: In, NotIn, Exists or
+	// DoesNotExist, and nothing else.
 	Operator LabelSelectorOperator `json:"operator" protobuf:"bytes,2,opt,name=operator,casttype=LabelSelectorOperator"`
-	// values is an array of string values. If the operator is In or NotIn,
-	// the values array must be non-empty. If the operator is Exists or DoesNotExist,
-	// the values array must be empty.
+	// values are the strings the key is compared with: at least one for In and NotIn,
+	// none for Exists and DoesNotExist.
 	// +optional
 	// +listType=atomic
 	Values []string `json:"values,omitempty" protobuf:"bytes,3,rep,name=values"`
 }
 
-// A label selector operator is the set of operators that can be used in a selector requirement.
+// LabelSelectorOperator is how a label selector requirement compares its key with its values.
 type LabelSelectorOperator string
 
 const (

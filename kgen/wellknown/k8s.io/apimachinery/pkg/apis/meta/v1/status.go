@@ -6,62 +6,61 @@ import (
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
-// Status is a return value for calls that don't return other objects.
+// Status is what a call returns when it has no other object to return.
 type Status struct {
 	TypeMeta `json:",inline"`
-	// Standard list metadata.
+	// metadata is the status's list metadata.
 	// +optional
 	ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
-	// Status of the operation.
-	// One of: "Success" or "Failure".
+	// Status is the outcome of the operation:
+	// "Success" or "Failure".
 	// +optional
 	Status string `json:"status,omitempty" protobuf:"bytes,2,opt,name=status"`
-	// A human-readable description of the status of this operation.
+	// Message describes the outcome for a person to read.
 	// +optional
 	Message string `json:"message,omitempty" protobuf:"bytes,3,opt,name=message"`
-	// A machine-readable description of why this operation is in the
-	// "Failure" status. If this value is empty there
-	// is no information available.
+	// Reason tells programs why the operation has the "Failure" status;
+	// empty means no reason is known.
 	// +optional
 	Reason StatusReason `json:"reason,omitempty" protobuf:"bytes,4,opt,name=reason,casttype=StatusReason"`
-	// Extended data associated with the reason.
+	// Details adds data about the reason.
 	// +optional
 	Details *StatusDetails `json:"details,omitempty" protobuf:"bytes,5,opt,name=details"`
-	// Suggested HTTP return code for this status, 0 if not set.
+	// Code is the HTTP status code suggested for this status; 0 means none.
 	// +optional
 	Code int32 `json:"code,omitempty" protobuf:"varint,6,opt,name=code"`
 }
 
-// StatusDetails is a set of additional properties that MAY be set by the
-// server to provide additional information about a response.
+// StatusDetails is optional extra information a server may attach to a
+// response.
 type StatusDetails struct {
-	// The name attribute of the resource associated with the status StatusReason
-	// (when there is a single name which can be described).
+	// Name is the name of the resource the StatusReason is about, when one
+	// name applies.
 	// +optional
 	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
-	// The group attribute of the resource associated with the status StatusReason.
+	// Group is the API group of the resource the StatusReason is about.
 	// +optional
 	Group string `json:"group,omitempty" protobuf:"bytes,2,opt,name=group"`
-	// The kind attribute of the resource associated with the status StatusReason.
+	// Kind is the kind of the resource the StatusReason is about.
 	// +optional
 	Kind string `json:"kind,omitempty" protobuf:"bytes,3,opt,name=kind"`
-	// UID of the resource.
+	// UID is the resource's UID.
 	// +optional
 	UID types.UID `json:"uid,omitempty" protobuf:"bytes,6,opt,name=uid,casttype=k8s.io/apimachinery/pkg/types.UID"`
-	// The Causes array includes more details associated with the StatusReason
-	// failure. Not all StatusReasons may provide detailed causes.
+	// Causes break the StatusReason failure down into details; some reasons come
+	// with none.
 	// +optional
 	// +listType=atomic
 	Causes []StatusCause `json:"causes,omitempty" protobuf:"bytes,4,rep,name=causes"`
-	// If specified, the time in seconds before the operation should be retried.
+	// RetryAfterSeconds, when set, is how many seconds to wait before trying again.
 	// +optional
 	RetryAfterSeconds int32 `json:"retryAfterSeconds,omitempty" protobuf:"varint,5,opt,name=retryAfterSeconds"`
 }
 
-// StatusReason is an enumeration of possible failure causes. Each StatusReason
-// must map to a single HTTP status code, but multiple reasons may map
-// to the same HTTP status code.
+// StatusReason names why an operation failed. Each reason corresponds to exactly
+// one HTTP status code, though several reasons may share
+// a code.
 type StatusReason string
 
 const (
@@ -87,25 +86,25 @@ const (
 	StatusReasonServiceUnavailable    StatusReason = "ServiceUnavailable"
 )
 
-// StatusCause provides more information about an api.Status failure, including
-// cases when multiple errors are encountered.
+// StatusCause details one error behind a failed Status; a Status may list
+// several.
 type StatusCause struct {
-	// A machine-readable description of the cause of the error. If this value is
-	// empty there is no information available.
+	// Type classifies the cause of the error for programs; empty means nothing
+	// is known.
 	// +optional
 	Type CauseType `json:"reason,omitempty" protobuf:"bytes,1,opt,name=reason,casttype=CauseType"`
-	// A human-readable description of the cause of the error.  This field may be
-	// presented as-is to a reader.
+	// Message explains the cause of the error in words that can be shown to a
+	// user unchanged.
 	// +optional
 	Message string `json:"message,omitempty" protobuf:"bytes,2,opt,name=message"`
-	// The field of the resource that has caused this error, as named by its JSON
-	// serialization.
+	// Field is the resource field the error is about, named as in the
+	// object's JSON form.
 	// +optional
 	Field string `json:"field,omitempty" protobuf:"bytes,3,opt,name=field"`
 }
 
-// CauseType is a machine readable value providing more detail about what
-// occurred in a status response.
+// CauseType is a machine-readable code that says more precisely what went wrong,
+// for a Status to report.
 type CauseType string
 
 const (

@@ -12,7 +12,7 @@ import (
 // +protobuf=false
 type Table struct {
 	TypeMeta `json:",inline"`
-	// Standard list metadata.
+	// metadata is the table's list metadata.
 	// +optional
 	ListMeta `json:"metadata,omitempty"`
 
@@ -121,7 +121,7 @@ type TableOptions struct {
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 type PartialObjectMetadata struct {
 	TypeMeta `json:",inline"`
-	// Standard object's metadata.
+	// metadata is the object's metadata.
 	// +optional
 	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 }
@@ -131,7 +131,7 @@ type PartialObjectMetadata struct {
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 type PartialObjectMetadataList struct {
 	TypeMeta `json:",inline"`
-	// Standard list metadata.
+	// metadata is the list's metadata.
 	// +optional
 	ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 

@@ -1,8 +1,7 @@
 package v1
 
-// Time is a wrapper around time.Time which supports correct
-// marshaling to YAML and JSON. It is serialized as an RFC 3339 date and time
-// in UTC with second precision; the zero time is serialized as null.
+// Time is a Go time.Time that JSON and YAML carry as an RFC 3339 date and time in
+// UTC, to the second; the zero time is written as null.
 //
 // +protobuf.options.marshal=false
 // +protobuf.as=Timestamp
@@ -10,13 +9,13 @@ package v1
 // +kgen:python=kgen.runtime.timeutil:Time
 // +kgen:jsonType=string
 type Time struct {
-	// Represents seconds of UTC time since Unix epoch.
+	// Seconds counts whole seconds since the Unix epoch, in UTC.
 	Seconds int64 `json:"seconds" protobuf:"varint,1,opt,name=seconds"`
-	// Non-negative fractions of a second at nanosecond resolution.
+	// Nanos is the part of a second past Seconds, in nanoseconds; never negative.
 	Nanos int32 `json:"nanos" protobuf:"varint,2,opt,name=nanos"`
 }
 
-// MicroTime is version of Time with microsecond level precision.
+// MicroTime is Time kept to the microsecond instead of the second.
 //
 // +protobuf.options.marshal=false
 // +protobuf.as=Timestamp
@@ -24,9 +23,9 @@ type Time struct {
 // +kgen:python=kgen.runtime.timeutil:MicroTime
 // +kgen:jsonType=string
 type MicroTime struct {
-	// Represents seconds of UTC time since Unix epoch.
+	// Seconds counts whole seconds since the Unix epoch, in UTC.
 	Seconds int64 `json:"seconds" protobuf:"varint,1,opt,name=seconds"`
-	// Non-negative fractions of a second at nanosecond resolution.
+	// Nanos is the part of a second past Seconds, in nanoseconds; never negative.
 	Nanos int32 `json:"nanos" protobuf:"varint,2,opt,name=nanos"`
 }
 
@@ -40,9 +39,8 @@ type Timestamp struct {
 	Nanos int32 `json:"nanos" protobuf:"varint,2,opt,name=nanos"`
 }
 
-// Duration is a wrapper around time.Duration which supports correct
-// marshaling to YAML and JSON. In particular, it marshals into strings, which
-// can be used as map keys in json.
+// Duration is a Go time.Duration that JSON and YAML carry as a string (such as
+// "1h30m0s"), so that it can also serve as a JSON map key.
 //
 // +kgen:python=kgen.runtime.timeutil:Duration
 // +kgen:jsonType=string

@@ -5,45 +5,42 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// TypeMeta describes an individual object in an API response or request
-// with strings representing the type of the object and its API schema version.
-// Structures that are versioned or persisted should inline TypeMeta.
+// TypeMeta names the kind and API version of one object sent to or received from
+// the server. Versioned and stored types are expected to embed it inline.
 //
 // +k8s:deepcopy-gen=false
 type TypeMeta struct {
-	// Kind is a string value representing the REST resource this object represents.
-	// Servers may infer this from the endpoint the client submits requests to.
-	// Cannot be updated.
-	// In CamelCase.
+	// Kind is the CamelCase name of the object's type, which stands for a REST resource.
+	// A server may work it out from the URL the request was sent to.
+	// It cannot change once set.
 	// +optional
 	Kind string `json:"kind,omitempty" protobuf:"bytes,1,opt,name=kind"`
 
-	// APIVersion defines the versioned schema of this representation of an object.
-	// Servers should convert recognized schemas to the latest internal value, and
-	// may reject unrecognized values.
+	// APIVersion is the group/version whose schema this representation follows. A
+	// server converts versions it knows to its latest internal form and may refuse
+	// versions it does not know.
 	// +optional
 	APIVersion string `json:"apiVersion,omitempty" protobuf:"bytes,2,opt,name=apiVersion"`
 }
 
-// ListMeta describes metadata that synthetic resources must have, including lists and
-// various status objects. A resource may have only one of {ObjectMeta, ListMeta}.
+// ListMeta is the metadata of resources the server makes up rather than stores, such
+// as lists and status objects. A type has ObjectMeta or ListMeta, never both.
 type ListMeta struct {
-	// Deprecated: selfLink is a legacy read-only field that is no longer populated by the system.
+	// Deprecated: selfLink is an old read-only field; the server no longer fills it in.
 	// +optional
 	SelfLink string `json:"selfLink,omitempty" protobuf:"bytes,1,opt,name=selfLink"`
 
-	// String that identifies the server's internal version of this object that
-	// can be used by clients to determine when objects have changed.
+	// ResourceVersion is the server's opaque internal version of the list; clients
+	// compare it with an earlier one to tell whether anything has changed.
 	// +optional
 	ResourceVersion string `json:"resourceVersion,omitempty" protobuf:"bytes,2,opt,name=resourceVersion"`
 
-	// continue may be set if the user set a limit on the number of items returned, and indicates that
-	// the server has more data available. The value is opaque and may be used to issue another request
-	// to the endpoint that served this list to retrieve the next set of available objects.
+	// continue is set when the request had a limit and more items remain. It is an
+	// opaque token; passing it back to the same endpoint fetches the next page.
 	Continue string `json:"continue,omitempty" protobuf:"bytes,3,opt,name=continue"`
 
-	// remainingItemCount is the number of subsequent items in the list which are not included in this
-	// list response.
+	// remainingItemCount counts the items that come after this response and are not
+	// part of it.
 	// +optional
 	RemainingItemCount *int64 `json:"remainingItemCount,omitempty" protobuf:"bytes,4,opt,name=remainingItemCount"`
 
@@ -62,77 +59,76 @@ type ShardInfo struct {
 	Selector string `json:"selector" protobuf:"bytes,1,opt,name=selector"`
 }
 
-// ObjectMeta is metadata that all persisted resources must have, which includes all objects
-// users must create.
+// ObjectMeta is the metadata every stored resource carries, and so every object a
+// user creates.
 //
 // +k8s:deprecated=clusterName,protobuf=15
 type ObjectMeta struct {
-	// Name must be unique within a namespace. Is required when creating resources, although
-	// some resources may allow a client to request the generation of an appropriate name
-	// automatically. Name is primarily intended for creation idempotence and configuration
-	// definition.
-	// Cannot be updated.
+	// Name identifies the object in its namespace, where no two objects share it. A
+	// create request must give it unless the resource lets the server make one up
+	// (see generateName). It exists mainly to make creation idempotent and to refer to
+	// objects in configuration.
+	// It cannot change once set.
 	// +optional
 	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
 
-	// GenerateName is an optional prefix, used by the server, to generate a unique
-	// name ONLY IF the Name field has not been provided.
+	// GenerateName is a prefix from which the server makes up a unique name, used
+	// only when Name is empty.
 	// +optional
 	GenerateName string `json:"generateName,omitempty" protobuf:"bytes,2,opt,name=generateName"`
 
-	// Namespace defines the space within which each name must be unique. An empty namespace is
-	// equivalent to the "default" namespace, but "default" is the canonical representation.
-	// Not all objects are required to be scoped to a namespace - the value of this field for
-	// those objects will be empty.
+	// Namespace is the scope inside which names are unique. Empty means the same as
+	// "default", which is the preferred spelling. Objects that are not namespaced
+	// (cluster-scoped) leave it empty.
 	// +optional
 	Namespace string `json:"namespace,omitempty" protobuf:"bytes,3,opt,name=namespace"`
 
-	// Deprecated: selfLink is a legacy read-only field that is no longer populated by the system.
+	// Deprecated: selfLink is an old read-only field; the server no longer fills it in.
 	// +optional
 	SelfLink string `json:"selfLink,omitempty" protobuf:"bytes,4,opt,name=selfLink"`
 
-	// UID is the unique in time and space value for this object. It is typically generated by
-	// the server on successful creation of a resource and is not allowed to change on PUT
-	// operations.
+	// UID tells this object apart from every other object, past or future. The server
+	// usually assigns it when the object is created, and an update (PUT) may not
+	// change it.
 	// +optional
 	UID types.UID `json:"uid,omitempty" protobuf:"bytes,5,opt,name=uid,casttype=k8s.io/kubernetes/pkg/types.UID"`
 
-	// An opaque value that represents the internal version of this object that can
-	// be used by clients to determine when objects have changed.
+	// ResourceVersion is the server's opaque internal version of the object; clients
+	// compare it with an earlier one to tell whether the object has changed.
 	// +optional
 	ResourceVersion string `json:"resourceVersion,omitempty" protobuf:"bytes,6,opt,name=resourceVersion"`
 
-	// A sequence number representing a specific generation of the desired state.
-	// Populated by the system. Read-only.
+	// Generation counts the versions of the desired state; the server sets it and
+	// clients only read it.
 	// +optional
 	Generation int64 `json:"generation,omitempty" protobuf:"varint,7,opt,name=generation"`
 
-	// CreationTimestamp is a timestamp representing the server time when this object was
+	// CreationTimestamp is the time on the server's clock when the object was
 	// created.
 	// +optional
 	CreationTimestamp Time `json:"creationTimestamp,omitempty,omitzero" protobuf:"bytes,8,opt,name=creationTimestamp"`
 
-	// DeletionTimestamp is RFC 3339 date and time at which this resource will be deleted.
+	// DeletionTimestamp is when the resource is due to be deleted, as an RFC 3339 date and time.
 	// +optional
 	DeletionTimestamp *Time `json:"deletionTimestamp,omitempty" protobuf:"bytes,9,opt,name=deletionTimestamp"`
 
-	// Number of seconds allowed for this object to gracefully terminate before
-	// it will be removed from the system. Only set when deletionTimestamp is also set.
+	// DeletionGracePeriodSeconds is how many seconds the object has to shut down
+	// gracefully before it is removed. Set only together with deletionTimestamp.
 	// +optional
 	DeletionGracePeriodSeconds *int64 `json:"deletionGracePeriodSeconds,omitempty" protobuf:"varint,10,opt,name=deletionGracePeriodSeconds"`
 
-	// Map of string keys and values that can be used to organize and categorize
-	// (scope and select) objects.
+	// Labels are string key/value pairs that sort objects into groups, so that
+	// they can be scoped and selected.
 	// +optional
 	Labels map[string]string `json:"labels,omitempty" protobuf:"bytes,11,rep,name=labels"`
 
-	// Annotations is an unstructured key value map stored with a resource that may be
-	// set by external tools to store and retrieve arbitrary metadata.
+	// Annotations are free-form string key/value pairs kept with the resource, in
+	// which tools can record and read back any metadata they like.
 	// +optional
 	Annotations map[string]string `json:"annotations,omitempty" protobuf:"bytes,12,rep,name=annotations"`
 
-	// List of objects depended by this object. If ALL objects in the list have
-	// been deleted, this object will be garbage collected.
+	// OwnerReferences lists the objects this object depends on. Once every one of
+	// them is gone, the garbage collector deletes this object too.
 	// +optional
 	// +patchMergeKey=uid
 	// +patchStrategy=merge
@@ -140,73 +136,73 @@ type ObjectMeta struct {
 	// +listMapKey=uid
 	OwnerReferences []OwnerReference `json:"ownerReferences,omitempty" patchStrategy:"merge" patchMergeKey:"uid" protobuf:"bytes,13,rep,name=ownerReferences"`
 
-	// Must be empty before the object is deleted from the registry. Each entry
-	// is an identifier for the responsible component that will remove the entry
-	// from the list.
+	// Finalizers name the components that still have work to do before the object
+	// is removed from storage, which waits until the list is empty; each component
+	// takes its own entry out when it is done.
 	// +optional
 	// +patchStrategy=merge
 	// +listType=set
 	Finalizers []string `json:"finalizers,omitempty" patchStrategy:"merge" protobuf:"bytes,14,rep,name=finalizers"`
 
-	// ManagedFields maps workflow-id and version to the set of fields
-	// that are managed by that workflow.
+	// ManagedFields records, for each workflow (manager) and version, the fields
+	// that workflow manages.
 	//
 	// +optional
 	// +listType=atomic
 	ManagedFields []ManagedFieldsEntry `json:"managedFields,omitempty" protobuf:"bytes,17,rep,name=managedFields"`
 }
 
-// OwnerReference contains enough information to let you identify an owning
-// object. An owning object must be in the same namespace as the dependent, or
-// be cluster-scoped, so there is no namespace field.
+// OwnerReference points at an object that owns this one. The owner lives in the
+// dependent's namespace or is cluster-scoped, which is why there is no namespace
+// field.
 // +structType=atomic
 type OwnerReference struct {
-	// API version of the referent.
+	// APIVersion is the owner's API version.
 	APIVersion string `json:"apiVersion" protobuf:"bytes,5,opt,name=apiVersion"`
-	// Kind of the referent.
+	// Kind is the owner's kind.
 	Kind string `json:"kind" protobuf:"bytes,1,opt,name=kind"`
-	// Name of the referent.
+	// Name is the owner's name.
 	Name string `json:"name" protobuf:"bytes,3,opt,name=name"`
-	// UID of the referent.
+	// UID is the owner's UID.
 	UID types.UID `json:"uid" protobuf:"bytes,4,opt,name=uid,casttype=k8s.io/apimachinery/pkg/types.UID"`
-	// If true, this reference points to the managing controller.
+	// Controller is true when the owner is the controller that manages this object.
 	// +optional
 	Controller *bool `json:"controller,omitempty" protobuf:"varint,6,opt,name=controller"`
-	// If true, AND if the owner has the "foregroundDeletion" finalizer, then
-	// the owner cannot be deleted from the key-value store until this
-	// reference is removed.
+	// BlockOwnerDeletion, when true and the owner has the "foregroundDeletion"
+	// finalizer, keeps the owner in the key-value store until this reference
+	// has been taken out.
 	// +optional
 	BlockOwnerDeletion *bool `json:"blockOwnerDeletion,omitempty" protobuf:"varint,7,opt,name=blockOwnerDeletion"`
 }
 
-// ManagedFieldsEntry is a workflow-id, a FieldSet and the group version of the resource
-// that the fieldset applies to.
+// ManagedFieldsEntry records the fields one workflow manages: a workflow id, a field
+// set, and the group version that set is expressed in.
 //
 // +k8s:deprecated=fields,protobuf=5
 type ManagedFieldsEntry struct {
-	// Manager is an identifier of the workflow managing these fields.
+	// Manager identifies the workflow that manages these fields.
 	Manager string `json:"manager,omitempty" protobuf:"bytes,1,opt,name=manager"`
-	// Operation is the type of operation which lead to this ManagedFieldsEntry being created.
-	// The only valid values for this field are 'Apply' and 'Update'.
+	// Operation is the kind of request that produced this entry: 'Apply' or
+	// 'Update', the only two values allowed.
 	Operation ManagedFieldsOperationType `json:"operation,omitempty" protobuf:"bytes,2,opt,name=operation,casttype=ManagedFieldsOperationType"`
-	// APIVersion defines the version of this resource that this field set
-	// applies to.
+	// APIVersion is the version of the resource that the field set is written
+	// against.
 	APIVersion string `json:"apiVersion,omitempty" protobuf:"bytes,3,opt,name=apiVersion"`
-	// Time is the timestamp of when the ManagedFields entry was added.
+	// Time is when this entry was added.
 	// +optional
 	Time *Time `json:"time,omitempty" protobuf:"bytes,4,opt,name=time"`
-	// FieldsType is the discriminator for the different fields format and version.
-	// There is currently only one possible value: "FieldsV1"
+	// FieldsType says which format and version the fields are written in.
+	// "FieldsV1" is the only value so far.
 	FieldsType string `json:"fieldsType,omitempty" protobuf:"bytes,6,opt,name=fieldsType"`
-	// FieldsV1 holds the first JSON version format as described in the "FieldsV1" type.
+	// FieldsV1 holds the fields in the first JSON format, the "FieldsV1" type.
 	// +optional
 	FieldsV1 *FieldsV1 `json:"fieldsV1,omitempty" protobuf:"bytes,7,opt,name=fieldsV1"`
-	// Subresource is the name of the subresource used to update that object, or
-	// empty string if the object was updated through the main resource.
+	// Subresource names the subresource through which the object was updated; it
+	// is empty when the update went through the main resource.
 	Subresource string `json:"subresource,omitempty" protobuf:"bytes,8,opt,name=subresource"`
 }
 
-// ManagedFieldsOperationType is the type of operation which lead to a ManagedFieldsEntry being created.
+// ManagedFieldsOperationType is the kind of request that produced a ManagedFieldsEntry.
 type ManagedFieldsOperationType string
 
 const (
@@ -214,7 +210,7 @@ const (
 	ManagedFieldsOperationUpdate ManagedFieldsOperationType = "Update"
 )
 
-// FieldsV1 stores a set of fields in a data structure like a Trie, in JSON format.
+// FieldsV1 is a set of fields, written as JSON nested like a trie.
 //
 // +k8s:deepcopy-gen=false
 // +protobuf.options.marshal=false
@@ -223,42 +219,42 @@ const (
 // +kgen:jsonType=object
 // +kgen:mutable
 type FieldsV1 struct {
-	// Raw is the underlying serialization of this object.
+	// Raw is the set's JSON encoding.
 	Raw []byte `json:"-" protobuf:"bytes,1,opt,name=Raw"`
 }
 
-// Condition contains details for one aspect of the current state of this API Resource.
+// Condition reports on one aspect of an API resource's current state.
 type Condition struct {
-	// type of condition in CamelCase or in foo.example.com/CamelCase.
+	// type names the condition, as CamelCase or foo.example.com/CamelCase.
 	// +required
 	// +kubebuilder:validation:Required
 	// +kubebuilder:validation:Pattern=`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$`
 	// +kubebuilder:validation:MaxLength=316
 	Type string `json:"type" protobuf:"bytes,1,opt,name=type"`
-	// status of the condition, one of True, False, Unknown.
+	// status is True, False or Unknown.
 	// +required
 	// +kubebuilder:validation:Required
 	// +kubebuilder:validation:Enum=True;False;Unknown
 	Status ConditionStatus `json:"status" protobuf:"bytes,2,opt,name=status"`
-	// observedGeneration represents the .metadata.generation that the condition was set based upon.
+	// observedGeneration is the .metadata.generation the condition was worked out from.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty" protobuf:"varint,3,opt,name=observedGeneration"`
-	// lastTransitionTime is the last time the condition transitioned from one status to another.
+	// lastTransitionTime is when the status last changed.
 	// +required
 	// +kubebuilder:validation:Required
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Format=date-time
 	LastTransitionTime Time `json:"lastTransitionTime" protobuf:"bytes,4,opt,name=lastTransitionTime"`
-	// reason contains a programmatic identifier indicating the reason for the condition's last transition.
+	// reason is a machine-readable identifier for why the condition last changed.
 	// +required
 	// +kubebuilder:validation:Required
 	// +kubebuilder:validation:MaxLength=1024
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:Pattern=`^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`
 	Reason string `json:"reason" protobuf:"bytes,5,opt,name=reason"`
-	// message is a human readable message indicating details about the transition.
-	// This may be an empty string.
+	// message explains the last change to a person.
+	// It may be empty.
 	// +required
 	// +kubebuilder:validation:Required
 	// +kubebuilder:validation:MaxLength=32768
@@ -268,9 +264,9 @@ type Condition struct {
 // ConditionStatus is the status of a condition.
 type ConditionStatus string
 
-// These are valid condition statuses. "ConditionTrue" means a resource is in the condition.
-// "ConditionFalse" means a resource is not in the condition. "ConditionUnknown" means kubernetes
-// can't decide if a resource is in the condition or not.
+// The condition statuses: ConditionTrue when the resource is in the condition,
+// ConditionFalse when it is not, and ConditionUnknown when Kubernetes cannot tell
+// either way.
 const (
 	ConditionTrue    ConditionStatus = "True"
 	ConditionFalse   ConditionStatus = "False"
@@ -283,7 +279,7 @@ const (
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 type List struct {
 	TypeMeta `json:",inline"`
-	// Standard list metadata.
+	// metadata is the list's metadata.
 	// +optional
 	ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
