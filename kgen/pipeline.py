@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from kgen import cache
 from kgen.diagnostics import Diagnostics, Severity, display_path
 from kgen.generators import CHECKS, GeneratorOptions, crd, generators_for, unavailable_for
+from kgen.generators.backends import backend
 from kgen.ir.build import BuildOptions, build_universe
 from kgen.ir.model import Universe
 from kgen.options import Options, OptionsError
@@ -74,10 +75,9 @@ def generate(
     for name in options.selected:  # a generator that does not run cannot fail
         if name in CHECKS:
             CHECKS[name](universe, diagnostics)
-    if options.models == "msgspec" and "models" in options.selected:
-        from kgen.generators import models_msgspec
-
-        models_msgspec.check(universe, diagnostics)
+    backend_check = backend(options.models).check
+    if backend_check is not None and "models" in options.selected:
+        backend_check(universe, diagnostics)
     diagnostics.raise_if_errors()
     generator_options = GeneratorOptions(
         # This run writes the selected generators' files; the files that wire modules

@@ -1,7 +1,7 @@
 """The runtime on hostile data: every decoder raises only the error it declares, and takes
 no longer than a bounded multiple of decoding a normal object of the same size.
 
-Declared errors: `Scheme.decode` and `yamlio.load_all` raise `APIError`; `from_json`,
+Declared errors: `Scheme.decode` and `load_all` raise `APIError`; `from_json`,
 `from_yaml` and `from_dict` raise pydantic's `ValidationError`; `protobuf.decode` raises
 `ProtobufError`; the value types raise ValueError (QuantityError, TimeRangeError). Times are
 compared as ratios to decoding normal objects measured in the same run, never as seconds.
@@ -31,7 +31,7 @@ from kgen.runtime.intstr import IntOrString
 from kgen.runtime.protobuf import ProtobufError
 from kgen.runtime.quantity import Quantity, QuantityError
 from kgen.runtime.rawjson import MAX_DEPTH, FieldsV1, RawExtension
-from kgen.runtime.scheme import MAX_REQUEST_BODY_BYTES, SCHEME, APIError
+from kgen.runtime.scheme import MAX_REQUEST_BODY_BYTES, SCHEME, APIError, load_all
 from kgen.runtime.timeutil import Duration, MicroTime, Time, TimeRangeError
 
 sys.path.insert(0, str(REPO))
@@ -124,7 +124,7 @@ def baselines() -> dict[str, Baseline]:
     proto_large = protobuf.encode(example.FrobberList.from_dict(large))
     return {
         "json": Baseline(lambda data: SCHEME.decode(data), NORMAL_JSON, json.dumps(large).encode()),
-        "yaml": Baseline(lambda data: yamlio.load_all(data), yaml_small, yaml_large),
+        "yaml": Baseline(lambda data: load_all(data), yaml_small, yaml_large),
         "protobuf": Baseline(protobuf.decode, proto_small, proto_large),
     }
 
@@ -520,7 +520,7 @@ def test_yaml_round_trips_in_kubectls_order(frobbers):
     assert frobber.to_yaml(sort_keys=True).index("  ports:") < frobber.to_yaml(sort_keys=True).index("  priority:")
     assert frobbers.Frobber.from_yaml(text) == frobber
     assert text == example.Frobber.from_json(NORMAL_JSON).to_yaml()  # the same text on both backends
-    assert [o.to_json() for o in yamlio.load_all(text + "---\n" + text)] == [frobber.to_json()] * 2
+    assert [o.to_json() for o in load_all(text + "---\n" + text)] == [frobber.to_json()] * 2
 
 
 def test_yaml_strings_that_yaml_1_1_would_read_as_other_types_are_quoted(frobbers):
@@ -550,8 +550,8 @@ def test_yaml_duplicates_are_strict_errors_as_in_json():
     with pytest.raises(APIError, match='duplicate field "spec.replicas"'):
         SCHEME.decode(text)
     with pytest.raises(APIError, match='duplicate field "spec.replicas"'):
-        yamlio.load_all(yaml_text)
-    assert yamlio.load_all(yaml_text, field_validation="Ignore")[0].spec.replicas == 6
+        load_all(yaml_text)
+    assert load_all(yaml_text, field_validation="Ignore")[0].spec.replicas == 6
 
 
 @pytest.mark.parametrize(
@@ -577,7 +577,7 @@ def test_yaml_that_has_no_json_form_is_a_declared_error(frobbers, text, problem)
     with pytest.raises(frobbers.error, match=problem):
         frobbers.Frobber.from_yaml(text)
     with pytest.raises(APIError):
-        yamlio.load_all(text)
+        load_all(text)
 
 
 @pytest.mark.parametrize("data", [None, 123, ["a"], {"a": 1}, "a: \ud800\n", "{\"a\": \"\ud800\"}"])
@@ -585,7 +585,7 @@ def test_decoders_handed_anything_raise_only_their_errors(frobbers, data):
     with pytest.raises(APIError):
         SCHEME.decode(data)
     with pytest.raises(APIError):
-        yamlio.load_all(data)
+        load_all(data)
     with pytest.raises(frobbers.error):
         frobbers.Frobber.from_json(data)
     with pytest.raises(frobbers.error):
@@ -597,9 +597,9 @@ def test_decoders_handed_anything_raise_only_their_errors(frobbers, data):
 def test_yaml_documents_are_limited_as_request_bodies_are():
     text = "apiVersion: example.kgen.dev/v1\nkind: Frobber\nmetadata: {name: a}\nspec:\n  description: " + "x" * 200 + "\n"
     with pytest.raises(APIError) as caught:
-        yamlio.load_all(text, max_bytes=100)
+        load_all(text, max_bytes=100)
     assert caught.value.code == 413
-    assert len(yamlio.load_all(text + "---\n" + text, max_bytes=1000)) == 2
+    assert len(load_all(text + "---\n" + text, max_bytes=1000)) == 2
 
 
 # -- properties: hostile inputs of every kind ---------------------------------------------------
@@ -762,7 +762,7 @@ HOSTILE_YAML = st.one_of(
 @given(text=HOSTILE_YAML)
 def test_yaml_decoders_raise_only_declared_errors_in_bounded_time(baselines, text):
     baseline, size = baselines["yaml"], len(text.encode("utf-8", "surrogatepass"))
-    run_bounded(lambda: yamlio.load_all(text, field_validation="Warn"), APIError, baseline, size)
+    run_bounded(lambda: load_all(text, field_validation="Warn"), APIError, baseline, size)
     model, _ = run_bounded(lambda: example.Frobber.from_yaml(text), ValidationError, baseline, size)
     if model is not None:
         written, _ = run_bounded(model.to_yaml, (), baseline, size)

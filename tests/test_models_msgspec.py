@@ -574,7 +574,7 @@ def test_scheme_decodes_registered_structs(generated):
 
 
 def test_models_msgspec_selects_the_backend_every_generator_runs_on(cli, tmp_path, monkeypatch):
-    from kgen.generators import models_msgspec
+    from kgen.generators import backends
 
     project = write_tree(tmp_path / "p", {**FILES, "pyproject.toml": '[tool.kgen]\ninput = "apis"\noutput = "generated"\n'})
     made = cli(["generate", "--models", "msgspec"], project)
@@ -588,7 +588,9 @@ def test_models_msgspec_selects_the_backend_every_generator_runs_on(cli, tmp_pat
     drifted = cli(["generate", "--check", "--models", "pydantic"], project)
     assert drifted.exit_code == 1
     # A generator that does not run on structs is named, and nothing is written.
-    monkeypatch.setattr(models_msgspec, "AVAILABLE", tuple(n for n in models_msgspec.AVAILABLE if n != "client"))
+    structs = backends.BACKENDS["msgspec"]
+    fewer = tuple(n for n in structs.available or () if n != "client")
+    monkeypatch.setitem(backends.BACKENDS, "msgspec", dataclasses.replace(structs, available=fewer))
     (project / "pyproject.toml").write_text('[tool.kgen]\ninput = "apis"\noutput = "fresh"\nmodels = "msgspec"\n')
     refused = cli(["generate"], project)
     assert refused.exit_code == 2

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from kgen.diagnostics import Diagnostics
 from kgen.generators import (
+    backends,
     client,
     conversion,
     crd,
@@ -19,6 +20,7 @@ from kgen.generators import (
     models,
     openapi,
     protobuf,
+    protobuf_python,
     scheme,
     strategies,
     validation,
@@ -39,7 +41,7 @@ GENERATORS: dict[str, Generator] = {
     validation.NAME: validation.generate,
     openapi.NAME: openapi.generate,
     crd.NAME: crd.generate,
-    protobuf.NAME: protobuf.generate,
+    protobuf.NAME: protobuf_python.generate,
     client.NAME: client.generate,
 }
 
@@ -80,23 +82,17 @@ RUNTIME_GENERATORS = (*PYTHON_GENERATORS, "protobuf")
 #: Names users may already pass; their generators arrive in later releases.
 PLANNED: tuple[str, ...] = ()
 
-def generators_for(backend: str) -> dict[str, Generator]:
-    """The generators of a model backend: the msgspec models have their own models and
-    deepcopy generators (the others that run on them are `models_msgspec.AVAILABLE`)."""
-    if backend == "msgspec":
-        from kgen.generators import deepcopy_msgspec, models_msgspec
-
-        return {**GENERATORS, models.NAME: models_msgspec.generate, deepcopy.NAME: deepcopy_msgspec.generate}
-    return GENERATORS
+def generators_for(name: str) -> dict[str, Generator]:
+    """The generators of a model backend: its own models and deepcopy generators, the
+    others shared."""
+    chosen = backends.backend(name)
+    return {**GENERATORS, models.NAME: chosen.models, deepcopy.NAME: chosen.deepcopy}
 
 
-def unavailable_for(backend: str, names: tuple[str, ...]) -> list[str]:
+def unavailable_for(name: str, names: tuple[str, ...]) -> list[str]:
     """Which of these generators do not work on the backend's models yet."""
-    if backend == "msgspec":
-        from kgen.generators import models_msgspec
-
-        return [name for name in names if name not in models_msgspec.AVAILABLE]
-    return []
+    available = backends.backend(name).available
+    return [] if available is None else [n for n in names if n not in available]
 
 
 __all__ = ["CHECKS", "GENERATORS", "PLANNED", "generators_for", "unavailable_for", "PYTHON_GENERATORS", "RUNTIME_GENERATORS", "SCHEMA_GENERATORS", "Generator", "GeneratorOptions"]

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from kgen.diagnostics import Diagnostics, Position
-from kgen.generators.crd import pluralize
+from kgen.ir.facts import pluralize
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
 from kgen.generators.python import ModuleContext, package_file, package_sources, py_string

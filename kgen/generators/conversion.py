@@ -30,25 +30,26 @@ on a field drops it without a hook.
 
 from __future__ import annotations
 
-import functools
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kgen.diagnostics import Diagnostics, Position
+from kgen.generators.backends import module_context
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
 from kgen.generators.python import (
     HOOKS_MODULE,
     ModuleContext,
     hooks_protocol,
-    module_context,
     package_file,
     package_sources,
-    per_universe,
     py_string,
     underlying,
 )
 from kgen.hooks import check_arity
+from kgen.ir.facts import storage
+from kgen.ir.facts import per_universe
 from kgen.ir.model import Field, Package, TypeDef, TypeRef, Universe
 from kgen.render import GeneratedFile, render_python
 
@@ -204,8 +205,6 @@ def _reached(package: Package, kinds: set[str]) -> set[str]:
 
 
 def _find_pairs(universe: Universe) -> list[Pair]:
-    from kgen.generators.scheme import storage
-
     found = []
     stored = storage(universe).versions
     for package in universe.generated_packages:
@@ -301,7 +300,7 @@ class _Planner:
     def fit(self, expression: str, target: TypeDef, field: Field) -> str:
         """`expression` as the target field holds it: msgspec structs hold an omitempty slice,
         map or []byte that is nil as an empty one, never None (Go writes both alike)."""
-        if self.context.MODELS != "msgspec" or not field.omitempty:
+        if not self.context.empty_when_omitted(field):
             return expression
         base = underlying(self.universe, field.type)
         empty = {"slice": "[]", "map": "{}"}.get(base.kind) or ('b""' if base.kind == "basic" and base.basic == "bytes" else None)
@@ -478,7 +477,10 @@ class _Module:
 def modules(universe: Universe, models: str = "pydantic") -> list[_Module]:
     """One conversion module per package that converts (planned once per universe and model
     backend: the backend decides the names the expressions import)."""
-    return _MODULES_BY_BACKEND[models](universe)
+    planned = _planned(universe)
+    if models not in planned:
+        planned[models] = _plan_modules(universe, models)
+    return planned[models]
 
 
 def _plan_modules(universe: Universe, models: str) -> list[_Module]:
@@ -507,10 +509,8 @@ def _plan_modules(universe: Universe, models: str) -> list[_Module]:
     return out
 
 
-_MODULES_BY_BACKEND = {
-    "pydantic": per_universe(functools.partial(_plan_modules, models="pydantic")),
-    "msgspec": per_universe(functools.partial(_plan_modules, models="msgspec")),
-}
+_planned: Callable[[Universe], dict[str, list[_Module]]] = per_universe(lambda universe: {})
+"""The modules planned for each backend, per universe."""
 
 
 def unhooked(module: _Module, pair: Pair, direction: Direction) -> bool:

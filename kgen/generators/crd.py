@@ -23,9 +23,8 @@ import yaml
 
 from kgen.diagnostics import Diagnostics, Position
 from kgen.generators.options import GeneratorOptions
-from kgen.generators.scheme import storage, storage_kinds
-from kgen.generators.python import per_universe
 from kgen.generators.schema import SchemaBuilder
+from kgen.ir.facts import custom_resources, per_universe, pluralize, storage
 from kgen.ir.model import Constraints, Package, TypeDef, TypeRef, Universe
 from kgen.render import GeneratedFile, header
 from kgen.runtime.validation import crdcost
@@ -51,30 +50,14 @@ class Resource:
     versions: list[Version] = field(default_factory=list)
 
 
-def pluralize(word: str) -> str:
-    """English plurals as Kubernetes tooling forms resource names (`policy` -> `policies`)."""
-    if word.endswith(("s", "x", "z", "ch", "sh")):
-        return word + "es"
-    if word.endswith("y") and len(word) > 1 and word[-2] not in "aeiou":
-        return word[:-1] + "ies"
-    return word + "s"
-
-
 def _resources(universe: Universe, embedded_object_meta: bool = False) -> tuple[list[Resource], SchemaBuilder]:
-    """The kinds that get a CRD, grouped by group and kind, with their schemas."""
+    """The kinds that get a CRD (`facts.custom_resources`), with their schemas."""
     builder = SchemaBuilder(universe, "crd", embedded_object_meta)
-    found: dict[tuple[str, str], Resource] = {}
-    for package in universe.generated_packages:
-        if not package.custom_resources or not package.version:
-            continue  # Kubernetes' own groups (core, apps, networking.k8s.io...) are not served by CRDs
-        storing = set(storage_kinds(universe, package))
-        for kind in package.types:
-            if not kind.is_resource or kind.has_marker("kubebuilder:skipversion"):
-                continue  # controller-gen's kinds embed ObjectMeta (a component config kind does not)
-            schema = builder.type_schema(kind)
-            resource = found.setdefault((package.group, kind.name), Resource(package.group, kind.name))
-            resource.versions.append(Version(package, kind, schema, kind.name in storing))
-    return [found[k] for k in sorted(found)], builder
+    resources = [
+        Resource(found.group, found.kind, [Version(v.package, v.kind, builder.type_schema(v.kind), v.storage) for v in found.versions])
+        for found in custom_resources(universe)
+    ]  # fmt: skip
+    return resources, builder
 
 
 _built = per_universe(lambda universe: {})

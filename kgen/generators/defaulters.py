@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass
 
 from kgen.diagnostics import Diagnostics, Position
+from kgen.generators.backends import module_context
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
 from kgen.generators.python import (
@@ -25,15 +26,14 @@ from kgen.generators.python import (
     ModuleContext,
     StructPlan,
     hooks_protocol,
-    module_context,
     package_file,
     package_sources,
-    per_universe,
     py_string,
     structs_needing,
     underlying,
 )
 from kgen.hooks import check_arity
+from kgen.ir.facts import per_universe
 from kgen.ir.model import Field, Hook, Package, TypeDef, TypeRef, Universe
 from kgen.render import GeneratedFile, render_python
 from kgen.runtime.intstr import IntOrString
@@ -272,16 +272,9 @@ def _unset_test(context: ModuleContext, field: Field, target: str) -> str:
     if field.type.kind == "pointer":
         return f"{target} is None"
     base = underlying(context.universe, field.type)
-    if context.MODELS == "msgspec":
-        from kgen.generators.models_msgspec import python_zero
-
-        # Structs hold an omitempty slice, map or []byte that is nil as an empty one, and a
-        # value type whose zero Go writes (Quantity, IntOrString) as its zero object, not None.
-        if field.omitempty and (base.kind in ("slice", "map") or (base.kind == "basic" and base.basic == "bytes")):
-            return f"not {target}"
-        if base.kind == "named" and (typedef := context.universe.resolve(base)).kind == "python":
-            if python_zero(typedef) is not None:
-                return f"{target} == {context.class_ref(typedef)}()"
+    own = context.unset_test(field, target)
+    if own is not None:
+        return own
     if base.kind == "basic":
         if base.basic == "bytes":
             return f"{target} is None"

@@ -42,12 +42,12 @@ from kgen.generators.python import (
     nullable,
     package_file,
     package_sources,
-    per_universe,
     py_string,
     underlying,
     zero_value,
 )
 from kgen.ir.build import RUNTIME_PACKAGE as PYDANTIC_RUNTIME_PACKAGE
+from kgen.ir.facts import per_universe
 from kgen.ir.model import Field, Package, TypeDef, TypeRef, Universe
 from kgen.render import GeneratedFile, render_python
 
@@ -70,6 +70,29 @@ class StructsContext(ModuleContext):
 
     RUNTIME_MODULE: ClassVar[str] = "kgen.runtime.structs"
     MODELS: ClassVar[str] = "msgspec"
+    RECORDS_PRESENCE: ClassVar[bool] = False
+
+    def empty_when_omitted(self, field: Field) -> bool:
+        return field.omitempty
+
+    def field_may_be_none(self, package: Package, typedef: TypeDef, field: Field) -> bool:
+        return field_plan(self, package, typedef, field).optional
+
+    def item_may_be_none(self, ref: TypeRef) -> bool:
+        return item_nullable(self.universe, ref)
+
+    def unset_test(self, field: Field, target: str) -> str | None:
+        # Structs hold an omitempty slice, map or []byte that is nil as an empty one, and a
+        # value type whose zero Go writes (Quantity, IntOrString) as its zero object, not None.
+        if field.type.kind == "pointer":
+            return None
+        base = underlying(self.universe, field.type)
+        if field.omitempty and (base.kind in ("slice", "map") or (base.kind == "basic" and base.basic == "bytes")):
+            return f"not {target}"
+        if base.kind == "named" and (typedef := self.universe.resolve(base)).kind == "python":
+            if python_zero(typedef) is not None:
+                return f"{target} == {self.class_ref(typedef)}()"
+        return None
 
     def import_source(self, target: Package) -> str:
         source = super().import_source(target)

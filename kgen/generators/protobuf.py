@@ -19,11 +19,11 @@ import re
 from dataclasses import dataclass, field
 
 from kgen.diagnostics import Diagnostics, Position
-from kgen.generators.options import GeneratorOptions
-from kgen.generators.python import package_file, package_sources, per_universe, underlying
+from kgen.generators.python import package_sources, underlying
+from kgen.ir.facts import per_universe
 from kgen.ir.model import Member, Package, TypeDef, TypeRef, Universe
 from kgen.markers.registry import Marker
-from kgen.render import GeneratedFile, header, render_template
+from kgen.render import header, render_template
 from kgen.runtime.protobuf import WELL_KNOWN
 
 NAME = "protobuf"
@@ -455,18 +455,3 @@ def render_proto(proto: ProtoFile) -> str:
 def _comment(lines: tuple[str, ...], indent: str) -> str:
     """A comment as go-to-protobuf copies it: `//` for an empty line, no trailing space."""
     return "".join(f"{indent}//\n" if not line else f"{indent}// {line}\n" for line in lines)
-
-
-def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:
-    from kgen.generators import protobuf_python
-
-    chosen = [proto for proto in plan(universe).files.values() if proto.package.generate and proto.messages]
-    if not chosen:
-        return []
-    files = [
-        GeneratedFile(path=package_file(p.package, PROTO_FILE), content=render_proto(p), generator=NAME)
-        for p in chosen
-        if not protobuf_python.shares_messages(p.package, options.models)
-    ]
-    files += protobuf_python.generate(universe, plan(universe), chosen, options.models)
-    return files

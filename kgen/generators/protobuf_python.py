@@ -24,10 +24,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from kgen.generators.backends import backend, module_context
 from kgen.generators.models import docstring, field_default
 from kgen.generators.models_msgspec import StructsContext, field_plan, item_nullable
-from kgen.generators.protobuf import Message, Plan, ProtoFile, render_proto, shape
-from kgen.generators.python import ModuleContext, module_context, package_file, package_sources, py_string, underlying
+from kgen.generators.options import GeneratorOptions
+from kgen.generators.protobuf import PROTO_FILE, Message, Plan, ProtoFile, render_proto, shape
+from kgen.generators.protobuf import plan as plan_of
+from kgen.generators.python import ModuleContext, package_file, package_sources, py_string, underlying
 from kgen.ir.build import RUNTIME_PACKAGE
 from kgen.ir.names import PYTHON_KEYWORDS
 from kgen.ir.model import Field, Member, Package, TypeDef, Universe
@@ -127,10 +130,25 @@ def shares_messages(package: Package, models: str) -> bool:
     """Whether a package's messages are compiled elsewhere: kgen's well-known packages
     generated for the msgspec runtime use the pydantic runtime's modules (a `.proto` file is
     registered once per process)."""
-    return models == "msgspec" and package.builtin
+    return package.builtin and backend(models).shares_builtin_messages
 
 
-def generate(universe: Universe, plan: Plan, chosen: list[ProtoFile], models: str = "pydantic") -> list[GeneratedFile]:
+def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:
+    """The protobuf generator: each package's `generated.proto` (unless its messages are
+    shared with kgen's runtime) and the Python modules that speak it."""
+    chosen = [proto for proto in plan_of(universe).files.values() if proto.package.generate and proto.messages]
+    if not chosen:
+        return []
+    files = [
+        GeneratedFile(path=package_file(p.package, PROTO_FILE), content=render_proto(p), generator=NAME)
+        for p in chosen
+        if not shares_messages(p.package, options.models)
+    ]
+    files += python_modules(universe, plan_of(universe), chosen, options.models)
+    return files
+
+
+def python_modules(universe: Universe, plan: Plan, chosen: list[ProtoFile], models: str = "pydantic") -> list[GeneratedFile]:
     """The compiled messages and the converters of the `chosen` files, for the model backend
     `models`."""
     every = [proto for proto in plan.files.values() if proto.messages]
@@ -185,7 +203,7 @@ class _Writer:
         self.context = context
         self.plan = plan
         self.shared_messages = shared_messages
-        self.structs = context.MODELS == "msgspec"
+        self.structs = not context.RECORDS_PRESENCE
         """Structs: fields are attributes, set by `__init__`, and presence is not recorded."""
         self.counter = 0
 

@@ -7,11 +7,9 @@ imports come out sorted.
 
 from __future__ import annotations
 
-import functools
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import ClassVar, TypeVar
 
 from kgen.ir.model import Field, Package, TypeDef, TypeRef, Universe
 from kgen.render import python_string
@@ -75,6 +73,27 @@ class ModuleContext:
     RUNTIME_MODULE: ClassVar[str] = "kgen.runtime.model"
     """The module of the model backend that `runtime()` names come from."""
     MODELS: ClassVar[str] = "pydantic"
+    """The model backend whose modules this context writes (`kgen.generators.backends`)."""
+    RECORDS_PRESENCE: ClassVar[bool] = True
+    """Models record which fields were set (pydantic's `model_fields_set`); structs do not."""
+
+    def empty_when_omitted(self, field: Field) -> bool:
+        """Whether the model holds the field, when omitted, as its empty value (`[]`, `{}`,
+        `b""`) rather than None: Go writes a nil and an empty omitempty value alike."""
+        return False
+
+    def field_may_be_none(self, package: Package, typedef: TypeDef, field: Field) -> bool:
+        """Whether the field's model may hold None."""
+        return True
+
+    def item_may_be_none(self, ref: TypeRef) -> bool:
+        """Whether a list item or map value of this type may be None."""
+        return True
+
+    def unset_test(self, field: Field, target: str) -> str | None:
+        """An expression true when the field `target` holds is unset, where the backend has
+        its own (None: the generic test applies)."""
+        return None
     """The model backend of the module (`--models`)."""
 
     def runtime(self, name: str) -> str:
@@ -209,16 +228,6 @@ HOOKS_MODULE = "_hooks_module"
 """The alias a generated module imports its package's hand-written hooks module under."""
 
 
-def module_context(universe: Universe, package: Package, module: str, models: str = "pydantic") -> ModuleContext:
-    """The context of a generated module for the model backend `models`: the msgspec
-    backend's modules take runtime names and kgen's well-known types from its struct runtime."""
-    if models == "msgspec":
-        from kgen.generators.models_msgspec import StructsContext
-
-        return StructsContext(universe, package, module)
-    return ModuleContext(universe, package, module)
-
-
 def hooks_protocol(context: ModuleContext, hooks: list[tuple[str, str, str]]) -> list[str]:
     """Lines that type a generated module's calls of hand-written hooks: `_hooks` is the
     hooks module seen through `_Hooks`, a Protocol of the calls made (`(name, positional
@@ -235,20 +244,6 @@ def hooks_protocol(context: ModuleContext, hooks: list[tuple[str, str, str]]) ->
 
 
 _T = TypeVar("_T")
-
-
-def per_universe(compute: Callable[[Universe], _T]) -> Callable[[Universe], _T]:
-    """Memoise `compute(universe)` for the latest universe: generators ask it once per package."""
-    last: tuple[Universe, _T] | None = None
-
-    @functools.wraps(compute)
-    def cached(universe: Universe) -> _T:
-        nonlocal last
-        if last is None or last[0] is not universe:
-            last = (universe, compute(universe))
-        return last[1]
-
-    return cached
 
 
 class StructPlan:

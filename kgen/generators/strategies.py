@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kgen.generators.backends import module_context
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
 from kgen.generators.python import (
     INT_BITS,
     ModuleContext,
-    module_context,
     package_file,
     package_sources,
     py_string,
@@ -111,25 +111,16 @@ def _field(context: ModuleContext, package: Package, typedef: TypeDef, field: Fi
 def _field_may_be_none(context: ModuleContext, package: Package, typedef: TypeDef, field: Field) -> bool:
     """Whether the field's model may hold None (a struct holds an omitempty slice, map or
     []byte as empty, and a value type whose zero Go writes as its zero object)."""
-    if context.MODELS != "msgspec":
-        return True
-    from kgen.generators.models_msgspec import StructsContext, field_plan
-
-    assert isinstance(context, StructsContext)
-    return field_plan(context, package, typedef, field).optional
+    return context.field_may_be_none(package, typedef, field)
 
 
 def _item_may_be_none(context: ModuleContext, ref: TypeRef) -> bool:
-    if context.MODELS != "msgspec":
-        return True
-    from kgen.generators.models_msgspec import item_nullable
-
-    return item_nullable(context.universe, ref)
+    return context.item_may_be_none(ref)
 
 
 def _zero(context: ModuleContext, field: Field) -> str | None:
     base = underlying(context.universe, field.type)
-    empty = context.MODELS == "msgspec" and field.omitempty  # never None in a struct
+    empty = context.empty_when_omitted(field)
     if base.kind == "basic":
         return {"string": '""', "bool": "False", "bytes": 'b""' if empty else "None"}.get(base.basic, "0")
     if base.kind in ("slice", "map"):

@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kgen.diagnostics import Diagnostics, Position
+from kgen.generators.backends import module_context
 from kgen.generators.models import docstring
 from kgen.generators.options import GeneratorOptions
 from kgen.generators.python import (
@@ -33,15 +34,14 @@ from kgen.generators.python import (
     ModuleContext,
     StructPlan,
     hooks_protocol,
-    module_context,
     package_file,
     package_sources,
-    per_universe,
     py_string,
     structs_needing,
 )
 from kgen.hooks import check_arity
 from kgen.ir.build import META_V1
+from kgen.ir.facts import per_universe
 from kgen.ir.model import CelRule, Constraints, Field, Package, TypeDef, TypeRef, Union, Universe
 from kgen.render import GeneratedFile, render_python
 from kgen.runtime.validation import regexp

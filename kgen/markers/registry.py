@@ -231,7 +231,6 @@ class Registry:
         except (grammar.MarkerSyntaxError, ValueError) as err:
             diagnostics.error(raw.position, str(err))
             return None
-        return marker
 
     def _parse_text(
         self, text: str, position: Position, scope: Scope, diagnostics: Diagnostics

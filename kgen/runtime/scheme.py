@@ -23,12 +23,19 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
+from kgen.runtime import yamlio
 from kgen.runtime.conversion import DEFAULT_SCOPE, Scope
+from kgen.runtime.errors import APIError, StatusCause, bad_request
 from kgen.runtime.model import strip_optional
 
 if TYPE_CHECKING:
-    from kgen.runtime.apimachinery.meta.v1.models import Status
     from kgen.runtime.validation.field import FieldError
+
+__all__ = [
+    "INTERNAL_VERSION", "MAX_DOCUMENT_DEPTH", "MAX_REQUEST_BODY_BYTES", "SCHEME", "APIError", "DecodeResult",
+    "FieldValidation", "GroupVersion", "GroupVersionKind", "Scheme", "StatusCause", "bad_request", "load_all",
+    "version_priority",
+]  # fmt: skip
 
 INTERNAL_VERSION = "__internal"
 
@@ -91,55 +98,6 @@ class GroupVersionKind:
 
     def __str__(self) -> str:
         return f"{self.group_version.api_version}, Kind={self.kind}"
-
-
-@dataclass
-class StatusCause:
-    type: str
-    message: str
-    field: str = ""
-
-
-class APIError(Exception):
-    """An error the API reports as a Status: HTTP code, reason, message and causes."""
-
-    def __init__(
-        self,
-        code: int,
-        reason: str,
-        message: str,
-        causes: list[StatusCause] | None = None,
-        details: Mapping[str, str] | None = None,
-    ):
-        self.code = code
-        self.reason = reason
-        self.message = message
-        self.causes = causes or []
-        self.details: dict[str, Any] = dict(details or {})
-        """Status details besides the causes: group, kind and name of the object."""
-        super().__init__(message)
-
-    def to_status(self) -> Status:
-        """This error as a metav1.Status object."""
-        from kgen.runtime.apimachinery.meta.v1.models import Status, StatusCause as Cause, StatusDetails
-
-        details = StatusDetails(
-            causes=[Cause(reason=c.type, message=c.message, field=c.field) for c in self.causes] or None,
-            **self.details,
-        )
-        return Status(
-            kind="Status",
-            api_version="v1",
-            status="Failure",
-            message=self.message,
-            reason=self.reason,
-            code=self.code,
-            details=details if self.causes or self.details else None,
-        )
-
-
-def bad_request(message: str, causes: list[StatusCause] | None = None) -> APIError:
-    return APIError(400, "BadRequest", message, causes)
 
 
 @dataclass
@@ -606,3 +564,33 @@ def _deeper_than(document: Any, limit: int) -> bool:
 
 def _not_json(constant: str) -> Any:
     raise ValueError(f"{constant} is not JSON (Go refuses it too)")
+
+
+def load_all(
+    text: str | bytes,
+    scheme: Scheme = SCHEME,
+    field_validation: FieldValidation | str = FieldValidation.STRICT,
+    default: bool = True,
+    max_bytes: int | None = MAX_REQUEST_BODY_BYTES,
+) -> list[Any]:
+    """Decode each document of a YAML stream into the kind its apiVersion and kind name,
+    through `scheme`, as the API server decodes a YAML body: converted to JSON, then
+    `Scheme.decode` with `field_validation` and `default`. Empty documents are skipped,
+    as kubectl skips them.
+
+    Raises only `APIError`: 413 RequestEntityTooLarge for a document longer than
+    `max_bytes` (the API server's request body limit; None for none), 400 BadRequest for
+    text that is not YAML or has no JSON form, and every error `Scheme.decode` reports."""
+    objects: list[Any] = []
+    documents = yamlio.to_json_documents(text, max_document_bytes=max_bytes)
+    while True:
+        try:
+            document = next(documents, None)
+        except yamlio.DocumentTooLarge:
+            raise APIError(413, "RequestEntityTooLarge", f"Request entity too large: limit is {max_bytes}") from None
+        except yamlio.YAMLError as err:
+            raise bad_request(f"error converting YAML to JSON: {err}") from None
+        if document is None:
+            return objects
+        if document != b"null":
+            objects.append(scheme.decode(document, field_validation, default, max_bytes=None).object)

@@ -5,7 +5,8 @@ go-yaml v2, so YAML 1.1: `yes`, `on` and `y` are true, `0777` is octal, `1e3` is
 number, an unquoted timestamp stays a string) and then decoding the JSON. kgen does the
 same: `to_json_documents` turns each document of a stream into JSON text, which then
 goes through the JSON decoders, so YAML is exactly as strict as JSON and fails the same
-way. `load_all` decodes a stream through a Scheme; models have `from_yaml` and `to_yaml`.
+way. `kgen.runtime.scheme.load_all` decodes a stream through a Scheme; models have
+`from_yaml` and `to_yaml`.
 
 The conversion keeps what JSON decoding needs: duplicate keys stay duplicates (strict
 decoding reports them, as the API server's YAMLToJSONStrict does), and merge keys (`<<`)
@@ -29,7 +30,6 @@ from typing import Any
 import yaml
 
 from kgen.runtime import gojson
-from kgen.runtime.scheme import MAX_REQUEST_BODY_BYTES, SCHEME, APIError, FieldValidation, Scheme, bad_request
 
 _Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when PyYAML has it
 
@@ -525,38 +525,8 @@ def to_json(text: str | bytes) -> bytes:
     text is not such YAML or holds more than one document."""
     documents = list(to_json_documents(text))
     if len(documents) > 1:
-        raise YAMLError(f"yaml: expected one document, found {len(documents)}: use load_all for a stream")
+        raise YAMLError(f"yaml: expected one document, found {len(documents)}: use kgen.runtime.scheme.load_all for a stream")
     return documents[0] if documents else b"null"
-
-
-def load_all(
-    text: str | bytes,
-    scheme: Scheme = SCHEME,
-    field_validation: FieldValidation | str = FieldValidation.STRICT,
-    default: bool = True,
-    max_bytes: int | None = MAX_REQUEST_BODY_BYTES,
-) -> list[Any]:
-    """Decode each document of a YAML stream into the kind its apiVersion and kind name,
-    through `scheme`, as the API server decodes a YAML body: converted to JSON, then
-    `Scheme.decode` with `field_validation` and `default`. Empty documents are skipped,
-    as kubectl skips them.
-
-    Raises only `APIError`: 413 RequestEntityTooLarge for a document longer than
-    `max_bytes` (the API server's request body limit; None for none), 400 BadRequest for
-    text that is not YAML or has no JSON form, and every error `Scheme.decode` reports."""
-    objects: list[Any] = []
-    documents = to_json_documents(text, max_document_bytes=max_bytes)
-    while True:
-        try:
-            document = next(documents, None)
-        except DocumentTooLarge:
-            raise APIError(413, "RequestEntityTooLarge", f"Request entity too large: limit is {max_bytes}") from None
-        except YAMLError as err:
-            raise bad_request(f"error converting YAML to JSON: {err}") from None
-        if document is None:
-            return objects
-        if document != b"null":
-            objects.append(scheme.decode(document, field_validation, default, max_bytes=None).object)
 
 
 # -- writing ------------------------------------------------------------------------------------

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from kgen.runtime.scheme import APIError, version_priority
+from kgen.runtime.errors import APIError
+from kgen.runtime.scheme import version_priority
 from kgen.runtime.store import Engine, ResourceInfo, ResourceStore
 from kgen.runtime.store.aio import AsyncResourceStore
 from kgen.serve.flow import KindFlow

@@ -29,7 +29,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from kgen import __version__
-from kgen.runtime.scheme import APIError
+from kgen.runtime.errors import APIError
 from kgen.serve import discovery, handlers, namespaces, patching, watching
 from kgen.serve.api import ServedAPI
 from kgen.serve.limits import InflightLimit

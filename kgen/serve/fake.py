@@ -27,7 +27,7 @@ from typing import Any
 import httpx
 
 from kgen.runtime.client import AsyncTransport, ClientConfig, Transport
-from kgen.runtime.scheme import APIError
+from kgen.runtime.errors import APIError
 from kgen.runtime.store import Engine, MemoryBackend
 
 __all__ = ["Action", "FakeCluster"]

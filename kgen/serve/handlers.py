@@ -15,7 +15,8 @@ from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import Response
 
-from kgen.runtime.scheme import APIError, DecodeResult, FieldValidation, bad_request
+from kgen.runtime.errors import APIError, bad_request
+from kgen.runtime.scheme import DecodeResult, FieldValidation
 from kgen.serve import params, table
 from kgen.serve.api import Endpoint, ServedAPI
 from kgen.serve.flow import parse_field_validation

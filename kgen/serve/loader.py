@@ -161,9 +161,8 @@ def load(options: Options, progress: Callable[[str], None] | None = None) -> Loa
 def _manifest(universe: Any, options: Options) -> dict[str, Any]:
     """api.json: the served resources, the modules to import, the OpenAPI document paths."""
     from kgen.generators import crd
-    from kgen.generators.scheme import storage_kinds
+    from kgen.ir import facts
 
-    found: dict[tuple[str, str], Any] = {}
     modules: list[str] = []
     package_root = options.output.name
     for package in universe.generated_packages:
@@ -171,14 +170,10 @@ def _manifest(universe: Any, options: Options) -> dict[str, Any]:
             continue
         if any(t.is_kind or t.is_list for t in package.types):
             modules.append(f"{package_root}.{package.python_package}")
-        if package.internal or not package.version:
-            continue
-        stored = set(storage_kinds(universe, package))
-        for kind in package.types:
-            if not kind.is_resource or kind.has_marker("kubebuilder:skipversion"):
-                continue
-            resource = found.setdefault((package.group, kind.name), crd.Resource(package.group, kind.name))
-            resource.versions.append(crd.Version(package, kind, {}, kind.name in stored))
+    found = {
+        (r.group, r.kind): crd.Resource(r.group, r.kind, [crd.Version(v.package, v.kind, {}, v.storage) for v in r.versions])
+        for r in facts.resources(universe)
+    }
     resources = []
     for (group, kind), resource in sorted(found.items()):
         document = crd.manifest(resource)

@@ -16,7 +16,8 @@ import time
 from typing import Any
 
 from kgen.runtime.conversion import Scope
-from kgen.runtime.scheme import APIError, DecodeResult, FieldValidation, GroupVersionKind, StatusCause, bad_request
+from kgen.runtime.errors import APIError, StatusCause, bad_request
+from kgen.runtime.scheme import DecodeResult, FieldValidation, GroupVersionKind
 from kgen.runtime.store import DefaultStrategy, DeleteResult, ResourceInfo
 from kgen.runtime.validation.field import FieldError, Path, invalid_error, not_supported
 from kgen.serve.loader import PrinterColumn, Resource, ServedVersion

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kgen.runtime.scheme import APIError
+from kgen.runtime.errors import APIError
 
 JSON = "application/json"
 YAML = "application/yaml"

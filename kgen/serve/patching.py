@@ -21,7 +21,8 @@ from kgen.runtime.patch import (
     apply_strategic_merge_patch,
 )
 from kgen.runtime.patch.errors import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, PATCH_TYPES, STRATEGIC_MERGE_PATCH
-from kgen.runtime.scheme import FieldValidation, bad_request
+from kgen.runtime.errors import bad_request
+from kgen.runtime.scheme import FieldValidation
 from kgen.serve import params
 from kgen.serve.flow import parse_field_validation
 from kgen.serve.handlers import Call, manager_name, negotiate_object, represent, with_managed_fields

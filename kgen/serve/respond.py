@@ -16,7 +16,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from kgen.runtime.scheme import APIError
+from kgen.runtime.errors import APIError
 from kgen.serve.negotiation import JSON, PROTOBUF, YAML, Representation
 
 #: kube-apiserver's threshold for compressing a response (defaultGzipThresholdBytes).

@@ -24,7 +24,7 @@ from typing import Any
 
 from starlette.responses import Response, StreamingResponse
 
-from kgen.runtime.scheme import APIError
+from kgen.runtime.errors import APIError
 from kgen.runtime.store import Watch, WatchEvent
 from kgen.serve import params, table
 from kgen.serve.handlers import Call

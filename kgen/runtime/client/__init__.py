@@ -20,14 +20,7 @@ request/response flow the sync and async `transport` share).
 from __future__ import annotations
 
 from kgen.runtime.client.codec import ResponseDecodeError
-from kgen.runtime.client.config import (
-    ClientConfig,
-    Impersonation,
-    TLSConfig,
-    configured,
-    load_config,
-    load_incluster_config,
-)
+from kgen.runtime.client.config import ClientConfig, Impersonation, TLSConfig, load_incluster_config
 from kgen.runtime.client.core import APIRequest, APIResponse
 from kgen.runtime.client.credentials import (
     Credentials,
@@ -88,7 +81,7 @@ from kgen.runtime.client.errors import (
     status_cause,
     suggests_client_delay,
 )
-from kgen.runtime.client.kubeconfig import Kubeconfig, load_kubeconfig, read_kubeconfig
+from kgen.runtime.client.kubeconfig import Kubeconfig, configured, load_config, load_kubeconfig, read_kubeconfig
 from kgen.runtime.client.options import (
     APPLY_PATCH,
     JSON,

@@ -1,7 +1,8 @@
-"""Where and how to reach an API server: `ClientConfig`, in-cluster configuration, and
-`load_config()`, which finds a configuration as controllers do.
+"""Where and how to reach an API server: `ClientConfig` and in-cluster configuration.
 
-`load_config()` uses, in this order: the kubeconfig files of `KUBECONFIG`; the pod's
+`load_config()` (in `kgen.runtime.client.kubeconfig`, beside the kubeconfig reader; both
+are exported by `kgen.runtime.client`) finds a configuration as controllers do, in this
+order: the kubeconfig files of `KUBECONFIG`; the pod's
 service account when running in a cluster (`KUBERNETES_SERVICE_HOST`/`_PORT`, the token,
 CA and namespace under `/var/run/secrets/kubernetes.io/serviceaccount`); `~/.kube/config`.
 Kubeconfig files are read by `kgen.runtime.client.kubeconfig`.
@@ -32,7 +33,6 @@ __all__ = [
     "Impersonation",
     "ClientConfig",
     "SERVICE_ACCOUNT_DIR",
-    "load_config",
     "load_incluster_config",
     "default_user_agent",
     "build_ssl_context",
@@ -204,36 +204,6 @@ def _readable_pem(path: Path) -> bool:
         return b"-----BEGIN CERTIFICATE-----" in path.read_bytes()
     except OSError:
         return False
-
-
-def configured(
-    context: str | None = None, qps: float | None = None, burst: int | None = None, timeout: float | None = None
-) -> ClientConfig:
-    """`load_config(context=...)` with the request rate and timeout given here (None keeps
-    the configuration's): what the generated clients' `from_config` uses."""
-    config = load_config(context=context)
-    changes = {k: v for k, v in (("qps", qps), ("burst", burst), ("timeout", timeout)) if v is not None}
-    return config.with_options(**changes) if changes else config
-
-
-def load_config(
-    *,
-    context: str | None = None,
-    environ: Mapping[str, str] | None = None,
-    home: str | os.PathLike[str] | None = None,
-    service_account_dir: str | os.PathLike[str] = SERVICE_ACCOUNT_DIR,
-) -> ClientConfig:
-    """The configuration a controller would use: `KUBECONFIG`'s files, else the pod's
-    service account in a cluster, else `~/.kube/config` (controller-runtime's order).
-    `context` picks a kubeconfig context other than the current one."""
-    from kgen.runtime.client.kubeconfig import load_kubeconfig
-
-    environ = os.environ if environ is None else environ
-    if environ.get("KUBECONFIG"):
-        return load_kubeconfig(context=context, environ=environ, home=home)
-    if context is None and environ.get("KUBERNETES_SERVICE_HOST") and environ.get("KUBERNETES_SERVICE_PORT"):
-        return load_incluster_config(environ=environ, service_account_dir=service_account_dir)
-    return load_kubeconfig(context=context, environ=environ, home=home)
 
 
 # -- TLS -------------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from kgen.runtime.client.config import ClientConfig, Impersonation, TLSConfig
+from kgen.runtime.client.config import SERVICE_ACCOUNT_DIR, ClientConfig, Impersonation, TLSConfig, load_incluster_config
 from kgen.runtime.client.credentials import (
     CredentialProvider,
     ExecConfig,
@@ -38,7 +38,7 @@ from kgen.runtime.client.credentials import (
 )
 from kgen.runtime.client.errors import ConfigError
 
-__all__ = ["Kubeconfig", "Entry", "kubeconfig_paths", "read_kubeconfig", "load_kubeconfig"]
+__all__ = ["Kubeconfig", "Entry", "configured", "kubeconfig_paths", "load_config", "read_kubeconfig", "load_kubeconfig"]
 
 #: The cluster extension whose value an exec plugin gets as `spec.cluster.config`.
 EXEC_EXTENSION = "client.authentication.k8s.io/exec"
@@ -448,3 +448,34 @@ def _impersonation(data: Mapping[str, Any], where: str, problems: _Problems) -> 
         (str(k), tuple(str(v) for v in (vs if isinstance(vs, list) else [vs]))) for k, vs in sorted(extra.items())
     )
     return Impersonation(user=user, uid=uid, groups=tuple(str(g) for g in groups), extra=pairs)
+
+
+# -- choosing a configuration ----------------------------------------------------------
+
+
+def configured(
+    context: str | None = None, qps: float | None = None, burst: int | None = None, timeout: float | None = None
+) -> ClientConfig:
+    """`load_config(context=...)` with the request rate and timeout given here (None keeps
+    the configuration's): what the generated clients' `from_config` uses."""
+    config = load_config(context=context)
+    changes = {k: v for k, v in (("qps", qps), ("burst", burst), ("timeout", timeout)) if v is not None}
+    return config.with_options(**changes) if changes else config
+
+
+def load_config(
+    *,
+    context: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    home: str | os.PathLike[str] | None = None,
+    service_account_dir: str | os.PathLike[str] = SERVICE_ACCOUNT_DIR,
+) -> ClientConfig:
+    """The configuration a controller would use: `KUBECONFIG`'s files, else the pod's
+    service account in a cluster, else `~/.kube/config` (controller-runtime's order).
+    `context` picks a kubeconfig context other than the current one."""
+    environ = os.environ if environ is None else environ
+    if environ.get("KUBECONFIG"):
+        return load_kubeconfig(context=context, environ=environ, home=home)
+    if context is None and environ.get("KUBERNETES_SERVICE_HOST") and environ.get("KUBERNETES_SERVICE_PORT"):
+        return load_incluster_config(environ=environ, service_account_dir=service_account_dir)
+    return load_kubeconfig(context=context, environ=environ, home=home)

@@ -47,7 +47,7 @@ from kgen.runtime.patch.updater import (
     VersionedSet,
 )
 from kgen.runtime.rawjson import copy_json
-from kgen.runtime.scheme import APIError, StatusCause
+from kgen.runtime.errors import APIError, StatusCause
 
 __all__ = [
     "FieldManager",

@@ -7,7 +7,7 @@ in the Status, as for a JSON patch that fails to apply).
 
 from __future__ import annotations
 
-from kgen.runtime.scheme import APIError, StatusCause
+from kgen.runtime.errors import APIError, StatusCause
 
 __all__ = [
     "PatchError",

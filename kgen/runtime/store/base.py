@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from kgen.runtime.scheme import APIError
+from kgen.runtime.errors import APIError
 from kgen.runtime.store import errors
 from kgen.runtime.store.backend import (
     BackendError,

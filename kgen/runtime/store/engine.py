@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kgen.runtime.scheme import APIError
+from kgen.runtime.errors import APIError
 from kgen.runtime.store import errors
 from kgen.runtime.store.backend import Backend, BackendError, CompactedError, FutureRevisionError
 from kgen.runtime.store.base import MAX_CHUNK

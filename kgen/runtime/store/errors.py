@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kgen.runtime.scheme import APIError, StatusCause
+from kgen.runtime.errors import APIError, StatusCause
 from kgen.runtime.validation.field import FieldError, invalid_error
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kgen.runtime.scheme import APIError
+from kgen.runtime.errors import APIError
 from kgen.runtime.store import errors
 from kgen.runtime.store.backend import EventType
 from kgen.runtime.store.watchcache import CacheClosed, CachedEvent, TooOld, WatchCache

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kgen.runtime.scheme import APIError
+from kgen.runtime.errors import APIError
 from kgen.runtime.store import errors
 from kgen.runtime.store.backend import KeyExistsError, KeyNotFoundError, KeyValue, RevisionMismatchError
 from kgen.runtime.store.base import MAX_CHUNK, StoreBase, now

@@ -25,16 +25,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kgen.runtime.validation import cellib, field, regexp
+from kgen.runtime.validation.celcost import PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET
 from kgen.runtime.validation.field import ErrorType, FieldError, PathNode
 
 if TYPE_CHECKING:
     from kgen.runtime.validation.celcost import RuntimeCost
 
-PER_CALL_LIMIT = 1_000_000
-"""The actual cost one evaluation of a rule may reach, about a tenth of a second in Go
-(k8s.io/apiserver/pkg/apis/cel/config.go)."""
-RUNTIME_CEL_COST_BUDGET = 10_000_000
-"""The actual cost all rules of one object may reach together."""
 
 _REASONS = {
     "FieldValueInvalid": ErrorType.INVALID,

@@ -30,7 +30,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgen.runtime.validation import celparse
-from kgen.runtime.validation.cel import PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET
+
+PER_CALL_LIMIT = 1_000_000
+"""The actual cost one evaluation of a rule may reach, about a tenth of a second in Go
+(k8s.io/apiserver/pkg/apis/cel/config.go)."""
+RUNTIME_CEL_COST_BUDGET = 10_000_000
+"""The actual cost all rules of one object may reach together."""
 from kgen.runtime.validation.celparse import (
     ACCUMULATOR,
     Call,

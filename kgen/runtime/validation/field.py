@@ -16,7 +16,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from kgen.runtime.scheme import APIError, StatusCause
+from kgen.runtime.errors import APIError, StatusCause
 
 
 class Path:
