@@ -10,6 +10,7 @@ Runs with errors are never stored. `KGEN_NO_CACHE=1` turns this off.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -25,7 +26,7 @@ from kgen.render import TEMPLATES, GeneratedFile, cache_root, template_overrides
 from kgen.source.modules import ModFileError, Workspace
 
 _KGEN_ROOT = Path(__file__).resolve().parent
-_FORMAT = "kgen-run-cache/2"
+_FORMAT = "kgen-run-cache/3"
 _HOOK_FILES = {f"{module}.py" for module in HOOK_MODULES}
 
 
@@ -40,6 +41,30 @@ def _kgen_fingerprint() -> str:
     return digest.hexdigest()
 
 
+OPTIONS_NOT_IN_KEY = {
+    "input": "the files under it are hashed, and where it is shown from",
+    "import_map": "the files under each directory are hashed, and how each is shown",
+    "templates": "the override templates' bytes are hashed",
+    "output": "where files are written does not change them",
+    "crd_output": "where the CRDs are written does not change them",
+    "strict": "turns warnings into a failed run after the cache answered; the warnings are stored",
+}
+"""Options that change no output byte, or whose effect the key takes in another way."""
+
+
+def _key_value(value: object) -> object:
+    """An option's value as JSON, the same for equal options in any order."""
+    if isinstance(value, Path):
+        return display_path(value)
+    if isinstance(value, (set, frozenset)):
+        return sorted(_key_value(v) for v in value)  # type: ignore[type-var]
+    if isinstance(value, (list, tuple)):
+        return [_key_value(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _key_value(v) for k, v in sorted(value.items())}
+    return value
+
+
 def run_key(options: Options, bootstrap: bool) -> str:
     """The key of a run: everything its output depends on."""
     digest = hashlib.sha256()
@@ -47,14 +72,14 @@ def run_key(options: Options, bootstrap: bool) -> str:
         "format": _FORMAT,
         "kgen": _kgen_fingerprint(),
         "black": black.__version__,
-        "module": options.module,
-        "generators": list(options.generators),
-        "only": list(options.only),
-        "tags": sorted(options.tags),
-        "hooks_package": options.hooks_package,
-        "crd": [options.crd_max_description_length, options.crd_embedded_object_meta, options.crd_conversion],
+        # Every option but those hashed another way below (a new option is in the key
+        # unless it is named in OPTIONS_NOT_IN_KEY).
+        "options": {
+            f.name: _key_value(getattr(options, f.name))
+            for f in dataclasses.fields(options)
+            if f.name not in OPTIONS_NOT_IN_KEY
+        },
         "bootstrap": bootstrap,
-        "models": options.models,
         "shown_as": display_path(options.input),  # diagnostics name paths relative to the working directory
         "import_map": {k: display_path(v) for k, v in sorted(options.import_map.items())},
         # Where the go command would find imported packages: the module cache holds each

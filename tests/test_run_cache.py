@@ -75,3 +75,28 @@ def test_a_damaged_cache_entry_is_a_miss(tmp_path, monkeypatch):
             blob.unlink()
     again = pipeline.generate(_options(tmp_path))
     assert again.universe is not None and again.files == first.files
+
+
+def test_every_option_that_is_not_hashed_another_way_changes_the_key(tmp_path, monkeypatch):
+    """A new option is part of the key unless `OPTIONS_NOT_IN_KEY` says why not: no option
+    that changes the output can be forgotten by the cache."""
+    import dataclasses
+
+    from kgen import cache
+
+    monkeypatch.chdir(tmp_path)
+    write_tree(tmp_path, FILES)
+    options = _options(tmp_path)
+    base = cache.run_key(options, False)
+    probes = {
+        "module": "example.com/other", "generators": ("models",), "only": ("models",),
+        "tags": frozenset({"other"}), "hooks_package": "hooks", "crd_max_description_length": 10,
+        "crd_embedded_object_meta": True, "crd_conversion": {"strategy": "Webhook"}, "models": "msgspec",
+    }  # fmt: skip
+    fields = {f.name for f in dataclasses.fields(options)}
+    assert fields == set(probes) | set(cache.OPTIONS_NOT_IN_KEY), "give a new option a probe here"
+    for name, value in probes.items():
+        assert cache.run_key(dataclasses.replace(options, **{name: value}), False) != base, name
+    for name in ("output", "crd_output", "strict"):
+        changed = {"output": tmp_path / "elsewhere", "crd_output": tmp_path / "crds", "strict": True}[name]
+        assert cache.run_key(dataclasses.replace(options, **{name: changed}), False) == base, name
