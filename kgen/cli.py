@@ -25,7 +25,7 @@ from kgen.console import NORMAL, QUIET, VERBOSE, Console
 from kgen.diagnostics import InputError
 from kgen.emit import EmitError, Mode, emit
 from kgen.extras import MissingExtra
-from kgen.generators import DEFAULTS, GENERATORS, HOMES, PLANNED, RUNTIME_GENERATORS
+from kgen.generators import DEFAULTS, GENERATORS, HOMES, RUNTIME_GENERATORS
 from kgen.markers.registry import REGISTRY
 from kgen.options import MODEL_BACKENDS, Options, OptionsError, find_config, resolve_options
 
@@ -154,7 +154,6 @@ def _options(config_path, input_dir, module, import_map, tags, output=None, only
         only=only,
         tags=tags,
         registered=tuple(GENERATORS),
-        planned=PLANNED,
         defaults=DEFAULTS,
         strict=strict,
         require_module=True,

@@ -223,7 +223,6 @@ def resolve_options(
     crd_max_description_length: int | None = None,
     crd_embedded_object_meta: bool | None = None,
     registered: tuple[str, ...],
-    planned: tuple[str, ...] = (),
     defaults: tuple[str, ...] | None = None,
     strict: bool | None = None,
     require_module: bool = False,
@@ -252,9 +251,9 @@ def resolve_options(
     mapping = parse_import_map(config.get("import-map", config.get("import_map", {})), base)
     mapping.update(parse_import_map(list(import_map), cwd))
     generators = tuple(config.get("generators", registered if defaults is None else defaults))
-    _check_generators(generators, registered, planned, "generators in [tool.kgen]")
+    _check_generators(generators, registered, "generators in [tool.kgen]")
     selected = tuple(g.strip() for g in only.split(",") if g.strip()) if only else ()
-    _check_generators(selected, registered, planned, "--only")
+    _check_generators(selected, registered, "--only")
     build_tags = buildtags.DEFAULT_TAGS
     tag_list = tags.split(",") if tags else config.get("tags", [])
     if tag_list:
@@ -293,10 +292,8 @@ def _templates(config: dict[str, Any], base: Path) -> Path | None:
     return default if default.is_dir() else None
 
 
-def _check_generators(names: tuple[str, ...], registered: tuple[str, ...], planned: tuple[str, ...], where: str) -> None:
+def _check_generators(names: tuple[str, ...], registered: tuple[str, ...], where: str) -> None:
     for name in names:
         if name in registered:
             continue
-        if name in planned:
-            raise OptionsError(f"{where}: generator {name!r} is not available in this version of kgen (available: {', '.join(registered)})")
         raise OptionsError(f"{where}: unknown generator {name!r} (available: {', '.join(registered)})")

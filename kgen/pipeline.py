@@ -6,7 +6,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
+from typing import Any, TypeVar
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -17,7 +19,7 @@ from kgen.generators.backends import backend
 from kgen.ir.build import BuildOptions, build_universe
 from kgen.ir.model import Universe
 from kgen.options import Options, OptionsError
-from kgen.render import GeneratedFile, format_files, use_templates
+from kgen.render import GeneratedFile, format_files, templates_from
 
 
 @dataclass
@@ -31,17 +33,7 @@ class Result:
 def build(options: Options, *, bootstrap: bool = False, diagnostics: Diagnostics | None = None) -> tuple[Universe, Diagnostics]:
     """Parse the input into the IR; raise InputError when any error was found."""
     diagnostics = diagnostics or Diagnostics()
-    universe = build_universe(
-        BuildOptions(
-            input=options.input,
-            module=options.module,
-            import_map=options.import_map,
-            tags=options.tags,
-            hooks_package=options.hooks_package,
-            bootstrap=bootstrap,
-        ),
-        diagnostics,
-    )
+    universe = build_universe(_carried(options, BuildOptions, bootstrap=bootstrap), diagnostics)
     diagnostics.raise_if_errors()
     return universe, diagnostics
 
@@ -70,7 +62,6 @@ def generate(
     if key is not None and (hit := cache.load(key)) is not None:
         return Result(None, *hit)
     say(f"reading {display_path(options.input)}")
-    use_templates(options.templates)
     universe, diagnostics = build(options, bootstrap=bootstrap)
     for name in options.selected:  # a generator that does not run cannot fail
         if name in CHECKS:
@@ -79,30 +70,37 @@ def generate(
     if backend_check is not None and "models" in options.selected:
         backend_check(universe, diagnostics)
     diagnostics.raise_if_errors()
-    generator_options = GeneratorOptions(
-        # This run writes the selected generators' files; the files that wire modules
-        # together import the configured generators' modules, so `--only` never unwires a
-        # module it did not regenerate.
-        generators=options.selected,
-        wiring=options.generators,
-        crd_max_description_length=options.crd_max_description_length,
-        crd_embedded_object_meta=options.crd_embedded_object_meta,
-        crd_conversion=options.crd_conversion,
-        models=options.models,
-    )
-    generators = generators_for(options.models)
-    files: list[GeneratedFile] = []
-    running = [name for name in options.generators if name in options.selected]
-    for index, name in enumerate(running, 1):
-        say(f"generating {name} ({index}/{len(running)})")
-        files.extend(generators[name](universe, generator_options))
-    if "crd" in running:
-        crd.check_documents(universe, generator_options, diagnostics)
+    # This run writes the selected generators' files; the files that wire modules together
+    # import the configured generators' modules, so `--only` never unwires a module it did
+    # not regenerate.
+    generator_options = _carried(options, GeneratorOptions, generators=options.selected, wiring=options.generators)
+    # A user's templates replace kgen's for this run only; they may print any shape, so
+    # their modules go through black whole.
+    with templates_from(options.templates) as overriding:
+        generators = generators_for(options.models)
+        files: list[GeneratedFile] = []
+        running = [name for name in options.generators if name in options.selected]
+        for index, name in enumerate(running, 1):
+            say(f"generating {name} ({index}/{len(running)})")
+            files.extend(generators[name](universe, generator_options))
+        if "crd" in running:
+            crd.check_documents(universe, generator_options, diagnostics)
     say(f"formatting {len(files)} files")
-    files = format_files(files)
+    files = format_files(files, always_black=overriding)
     if key is not None:
         cache.store(key, files, diagnostics)
     return Result(universe, files, diagnostics)
+
+
+_T = TypeVar("_T")
+
+
+def _carried(options: Options, target: type[_T], **own: Any) -> _T:
+    """`target` (the options of one stage) with every field it shares by name with the
+    run's options carried over, and `own` for the rest: an option a stage gains reaches
+    it without being copied by hand."""
+    shared = {f.name: getattr(options, f.name) for f in dataclasses.fields(target) if f.name not in own and hasattr(options, f.name)}  # type: ignore[arg-type]
+    return target(**shared, **own)
 
 
 def print_warnings(diagnostics: Diagnostics, verbose: bool = False) -> None:

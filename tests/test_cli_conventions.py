@@ -207,3 +207,25 @@ def test_the_pre_commit_hooks_run_kgen_generate():
         pattern = re.compile(hook["files"])
         assert pattern.search("api/v1/types.go") and pattern.search("apis/shop/v1/types.go")
         assert pattern.search("pyproject.toml") and not pattern.search("src/app.py")
+
+
+def test_a_templates_folder_that_replaces_nothing_changes_nothing_and_overrides_end_with_the_run(project, monkeypatch):
+    """A templates/ folder holding no template of kgen's (project assets, say) is no override:
+    modules keep the fast formatting path. A run's overrides apply to that run only."""
+    from kgen import render
+
+    other = project / "templates" / "mail" / "welcome.j2"
+    other.parent.mkdir(parents=True)
+    other.write_text("Hello {{ name }}\n")
+    with render.templates_from(project / "templates") as overriding:
+        assert overriding is False
+        assert render._overrides.get() is None
+    override = project / "templates" / "models" / "models.py.j2"
+    override.parent.mkdir(parents=True)
+    override.write_text("custom\n")
+    with render.templates_from(project / "templates") as overriding:
+        assert overriding is True
+        assert render.render_template("models/models.py.j2") == "custom\n"
+    assert render._environment().get_template("models/models.py.j2").filename == str(
+        render.TEMPLATES / "models" / "models.py.j2"
+    )  # kgen's own again

@@ -8,10 +8,13 @@ touches the output directory: writing and checking is `kgen.emit`'s job.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
+import contextvars
 import hashlib
 import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -30,15 +33,21 @@ def _builtin_templates() -> Path:
 
 
 TEMPLATES = _builtin_templates()
-_overrides: Path | None = None
-"""A user's templates directory: a template there replaces kgen's of the same path."""
+_overrides: contextvars.ContextVar[Path | None] = contextvars.ContextVar("kgen_template_overrides", default=None)
+"""The user's templates directory of the run being rendered, when it replaces any of kgen's."""
 
 
-def use_templates(directory: Path | None) -> None:
-    """Render with the templates of `directory` (a user's templates/) before kgen's own;
-    None for kgen's alone. Headers and formatting stay kgen's either way."""
-    global _overrides
-    _overrides = directory.resolve() if directory is not None and directory.resolve() != TEMPLATES else None
+@contextlib.contextmanager
+def templates_from(directory: Path | None) -> Iterator[bool]:
+    """Render inside the block with the templates of `directory` (a user's templates/)
+    before kgen's own, when one of them replaces one of kgen's; yields whether any does.
+    Headers and formatting stay kgen's either way; the setting ends with the block."""
+    overriding = bool(template_overrides(directory))
+    token = _overrides.set(directory.resolve() if overriding and directory is not None else None)
+    try:
+        yield overriding
+    finally:
+        _overrides.reset(token)
 
 
 def template_overrides(directory: Path | None) -> list[Path]:
@@ -98,7 +107,7 @@ def render_json(path: str, generator: str, document: dict[str, Any]) -> Generate
 
 
 def _environment() -> jinja2.Environment:
-    return _environment_for(_overrides)
+    return _environment_for(_overrides.get())
 
 
 @lru_cache(maxsize=4)
@@ -149,17 +158,17 @@ def render_python(
     return GeneratedFile(path=path, content=header(generator, sources) + body, generator=generator, language="python")
 
 
-def format_files(files: list[GeneratedFile]) -> list[GeneratedFile]:
+def format_files(files: list[GeneratedFile], always_black: bool = False) -> list[GeneratedFile]:
     """black-format every Python file.
 
     Modules in the shape generators print are finished by `pystable` (black on their long
     statements only); the rest go through black whole: from the cache where possible,
-    else in a process pool. `KGEN_ALWAYS_BLACK=1` sends every module through black."""
+    else in a process pool. `always_black` (a run whose user templates replace kgen's: they
+    may print anything) or `KGEN_ALWAYS_BLACK=1` sends every module through black."""
     cache = _cache_dir()
     results: dict[int, str] = {}
     pending: list[tuple[int, str, str]] = []
-    # pystable knows the shapes kgen's own templates print; a user's templates may print anything
-    always_black = bool(os.environ.get("KGEN_ALWAYS_BLACK")) or _overrides is not None
+    always_black = always_black or bool(os.environ.get("KGEN_ALWAYS_BLACK"))
     for index, generated in enumerate(files):
         if generated.language != "python":
             continue
