@@ -116,3 +116,23 @@ def test_the_runtime_never_imports_the_code_generator():
 
 def test_the_checker_finds_a_circle_hidden_in_a_function():
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_only_a_backend_knows_its_backend():
+    """Code generators ask the module context and the runtime asks `backend_of`; only each
+    backend's own modules (and the table of backends) name msgspec or its struct attributes."""
+    owners = {
+        "kgen/generators/backends.py", "kgen/generators/models_msgspec.py", "kgen/generators/deepcopy_msgspec.py",
+        "kgen/runtime/structs.py", "kgen/runtime/backend.py",
+    }  # fmt: skip
+    found = []
+    for folder in ("kgen/generators", "kgen/runtime"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            relative = path.relative_to(ROOT).as_posix()
+            if relative in owners or "/apimachinery" in relative:
+                continue
+            code = "\n".join(line.split("#", 1)[0] for line in path.read_text(encoding="utf-8").splitlines())
+            for needle in ('== "msgspec"', '!= "msgspec"', "__struct_fields__", "MODELS =="):
+                if needle in code:
+                    found.append((relative, needle))
+    assert found == []

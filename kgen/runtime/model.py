@@ -13,8 +13,7 @@ import functools
 import gc
 import sys
 from collections.abc import Callable
-from types import UnionType
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Self, TypeVar, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Self, TypeVar, get_args, get_origin
 
 import annotated_types
 import pydantic_core
@@ -22,6 +21,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, Valida
 from pydantic_core import PydanticCustomError, PydanticOmit, core_schema
 
 from kgen.runtime import gojson
+from kgen.runtime.backend import json_path, strip_optional
 from kgen.runtime.decoded import QUIET_BRANCH, VALUE_BRANCH
 from kgen.runtime.gojson import encode_bytes, float_value, string_option
 
@@ -459,21 +459,6 @@ def _field_owner(cls: Any, loc: tuple[Any, ...]) -> type[Model] | None:
     return current if isinstance(current, type) and issubclass(current, Model) else None
 
 
-def strip_optional(annotation: Any) -> Any:
-    """The annotation without `Annotated` metadata and an optional's None."""
-    while True:
-        origin = get_origin(annotation)
-        if origin is Annotated:
-            annotation = get_args(annotation)[0]
-        elif origin in (Union, UnionType):
-            members = [a for a in get_args(annotation) if a is not type(None)]
-            if len(members) != 1:
-                return annotation
-            annotation = members[0]
-        else:
-            return annotation
-
-
 class StringEnum(str):
     """Base of generated open-ended string enums: a namespace of known values.
 
@@ -671,3 +656,54 @@ def is_zero(obj: Model) -> bool:
     if zero is None:
         zero = _zero_cache[type(obj)] = type(obj)()
     return obj.__dict__ == zero.__dict__
+
+
+# -- the backend -------------------------------------------------------------------------------
+
+
+class _PydanticBackend:
+    """The pydantic models' answers to `kgen.runtime.backend.ModelBackend`."""
+
+    name = "pydantic"
+
+    def __init__(self) -> None:
+        self._fields: dict[type, dict[str, Any]] = {}
+
+    def json_fields(self, cls: type[Any]) -> dict[str, Any]:
+        fields = self._fields.get(cls)
+        if fields is None:
+            cls.model_rebuild()
+            fields = {(info.serialization_alias or name): info.annotation for name, info in cls.model_fields.items()}
+            self._fields[cls] = fields
+        return fields
+
+    def json_values(self, obj: Any) -> list[tuple[str, Any]]:
+        values = obj.__dict__
+        return [(info.serialization_alias or name, values[name]) for name, info in type(obj).model_fields.items()]
+
+    def fields_set(self, obj: Any) -> dict[str, str]:
+        fields = type(obj).model_fields
+        wanted: dict[str, str] = {}
+        for name in obj.model_fields_set:
+            info = fields.get(name)
+            if info is not None:
+                alias = info.serialization_alias
+                wanted[alias if isinstance(alias, str) else name] = name
+        return wanted
+
+    def is_zero(self, obj: Any) -> bool:
+        return is_zero(obj)
+
+    def set_unrecorded(self, obj: Any, attribute: str, value: Any) -> None:
+        values = obj.__dict__
+        if attribute in values:
+            values[attribute] = value
+
+    def decode_problems(self, cls: type[Any], document: Any, error: Exception) -> list[tuple[str, str]] | None:
+        if isinstance(error, ValidationError):
+            return [(e["msg"], json_path(e["loc"])) for e in error.errors(include_url=False)]
+        return [(str(error), "")] if isinstance(error, ValueError) else None
+
+
+PYDANTIC = _PydanticBackend()
+Model.__kgen_backend__ = PYDANTIC  # type: ignore[attr-defined]

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
+from kgen.runtime.backend import backend_of
 from kgen.runtime.intstr import IntOrString
 from kgen.runtime.quantity import Quantity
 from kgen.runtime.rawjson import FieldsV1, RawExtension, _RawJSON, parse_json
@@ -386,15 +387,7 @@ def decode(data: bytes, cls: type | None = None) -> Any:
 def _set_type_meta(obj: Any, api_version: str, kind: str) -> None:
     """Give a decoded object the envelope's apiVersion and kind: a struct's attributes, a
     pydantic model's values (left out of its fields set, as the message did not set them)."""
-    struct_fields = getattr(type(obj), "__struct_fields__", None)
-    if struct_fields is not None:
-        if "api_version" in struct_fields:
-            obj.api_version = api_version
-        if "kind" in struct_fields:
-            obj.kind = kind
-        return
-    values = obj.__dict__
-    if "api_version" in values:
-        values["api_version"] = api_version
-    if "kind" in values:
-        values["kind"] = kind
+    backend = backend_of(obj)
+    if backend is not None:
+        backend.set_unrecorded(obj, "api_version", api_version)
+        backend.set_unrecorded(obj, "kind", kind)

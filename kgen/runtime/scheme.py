@@ -21,12 +21,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
 
 from kgen.runtime import yamlio
 from kgen.runtime.conversion import DEFAULT_SCOPE, Scope
 from kgen.runtime.errors import APIError, StatusCause, bad_request
-from kgen.runtime.model import strip_optional
+from kgen.runtime.backend import backend_of
 
 if TYPE_CHECKING:
     from kgen.runtime.validation.field import FieldError
@@ -292,24 +291,16 @@ class Scheme:
             warnings = problems
         try:
             obj = cls.from_json(raw)
-        except ValidationError as err:
-            causes = [
-                StatusCause("FieldValueInvalid", e["msg"], _json_path(e["loc"])) for e in err.errors(include_url=False)
-            ]
+        except ValueError as err:  # pydantic's ValidationError and msgspec's DecodeError are ValueErrors
+            backend = backend_of(cls)
+            problems = backend.decode_problems(cls, document, err) if backend is not None else None
+            if problems is None:
+                raise
+            causes = [StatusCause("FieldValueInvalid", message, field) for message, field in problems]
             raise bad_request(
                 f"{kind} in version \"{group_version.version}\" cannot be handled as a {kind}: "
                 + "; ".join(f"{c.field}: {c.message}" if c.field else c.message for c in causes),
                 causes,
-            ) from None
-        except ValueError as err:  # the msgspec models' decoders raise msgspec.DecodeError, a ValueError
-            # msgspec stops at the first error, as Go's decoder reports only its first.
-            message, _, where = str(err).partition(" - at `$")
-            field = _struct_error_field(cls, document, where.removesuffix("`")) if where else ""
-            cause = StatusCause("FieldValueInvalid", message, field)
-            raise bad_request(
-                f"{kind} in version \"{group_version.version}\" cannot be handled as a {kind}: "
-                + (f"{cause.field}: {cause.message}" if cause.field else cause.message),
-                [cause],
             ) from None
         if default:
             self.default(obj)
@@ -395,7 +386,7 @@ def field_problems(cls: type, document: Any) -> list[str]:
                 continue
             for key in dict.fromkeys(getattr(value, "duplicates", ())):
                 problems.append(f'duplicate field "{_path_text((path, key, False))}"')
-            fields = _json_fields(argument)
+            fields = backend_of(argument).json_fields(argument)
             children: list[Any] = []
             for key, item in value.items():
                 field_annotation = fields.get(key)
@@ -462,87 +453,9 @@ def _compute_shape(annotation: Any) -> tuple[str, Any]:
     if origin is dict:
         item = _shape(typing.get_args(annotation)[1])
         return (_MAP, item) if item[0] is not _LEAF else (_MAP_OF_LEAVES, None)
-    if isinstance(annotation, type) and (issubclass(annotation, BaseModel) or _is_struct(annotation)):
+    if isinstance(annotation, type) and backend_of(annotation) is not None:
         return (_MODEL, annotation)
     return (_LEAF, None)
-
-
-def _is_struct(cls: type) -> bool:
-    """Whether a class is a msgspec struct (without importing msgspec, which the pydantic
-    models do not need)."""
-    return hasattr(cls, "__struct_fields__") and hasattr(cls, "__struct_config__")
-
-
-_FIELDS_CACHE: dict[type, dict[str, Any]] = {}
-
-
-def _json_fields(cls: type[Any]) -> dict[str, Any]:
-    fields = _FIELDS_CACHE.get(cls)
-    if fields is None:
-        if _is_struct(cls):
-            import msgspec
-
-            fields = {info.encode_name: info.type for info in msgspec.structs.fields(cls)}
-        else:
-            cls.model_rebuild()
-            fields = {(info.serialization_alias or name): info.annotation for name, info in cls.model_fields.items()}
-        _FIELDS_CACHE[cls] = fields
-    return fields
-
-
-_STRUCT_PATH_PART = re.compile(r"\.([^.\[]+)|\[(\d+)\]|(\[\.\.\.\])")
-
-
-def _struct_error_field(cls: type, document: Any, where: str) -> str:
-    """The field path of a struct decoder's error as the pydantic models write it
-    (`spec.ports[0].port`; a map entry `spec.resources.memory`), from msgspec's
-    (`.spec.ports[0].port` after its `$`). msgspec writes every map key as `[...]`: the key
-    is found again as the first entry, in document order as msgspec decodes, whose value
-    does not decode."""
-    parts: list[int | str] = []
-    annotation: Any = cls
-    value: Any = document
-    for match in _STRUCT_PATH_PART.finditer(where):
-        name, index, any_key = match.groups()
-        annotation = strip_optional(annotation)
-        origin, arguments = typing.get_origin(annotation), typing.get_args(annotation)
-        if name is not None:
-            parts.append(name)
-            fields = _json_fields(annotation) if isinstance(annotation, type) and _is_struct(annotation) else {}
-            annotation = fields.get(name)
-            value = value.get(name) if isinstance(value, dict) else None
-        elif index is not None:
-            parts.append(int(index))
-            annotation = arguments[0] if origin is list and arguments else None
-            value = value[int(index)] if isinstance(value, list) and int(index) < len(value) else None
-        else:
-            key = _failing_key(arguments[1], value) if origin is dict and len(arguments) == 2 else None
-            if key is None:  # not found again: say where the map is
-                return _json_path(tuple(parts)) + where[match.start() :]
-            parts.append(key)
-            annotation, value = arguments[1], value[key]
-    return _json_path(tuple(parts))
-
-
-def _failing_key(item: Any, value: Any) -> str | None:
-    """The first key of a JSON object whose value does not decode as `item` (structs only)."""
-    if not isinstance(value, dict):
-        return None
-    from kgen.runtime.structs import decode_value
-
-    for key, entry in value.items():
-        try:
-            decode_value(item, entry)
-        except (ValueError, TypeError):
-            return str(key)
-    return None
-
-
-def _json_path(loc: tuple[int | str, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
 
 
 def _excerpt(raw: bytes) -> str:

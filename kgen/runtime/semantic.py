@@ -10,8 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel
-
+from kgen.runtime.backend import backend_of
 from kgen.runtime.quantity import Quantity
 from kgen.runtime.rawjson import _RawJSON
 
@@ -19,13 +18,8 @@ from kgen.runtime.rawjson import _RawJSON
 def _typed_fields(obj: Any) -> list[tuple[str, Any]] | None:
     """A model's fields as (JSON name, value): a pydantic model's, or a msgspec struct's
     (its class names them in `__struct_encode_fields__`); None for any other value."""
-    if isinstance(obj, BaseModel):
-        values = obj.__dict__
-        return [(info.serialization_alias or name, values[name]) for name, info in type(obj).model_fields.items()]
-    names = getattr(type(obj), "__struct_fields__", None)
-    if names is None:
-        return None
-    return [(key, getattr(obj, name)) for name, key in zip(names, type(obj).__struct_encode_fields__, strict=True)]
+    backend = backend_of(obj)
+    return None if backend is None else backend.json_values(obj)
 
 
 def semantic_equal(a: Any, b: Any) -> bool:

@@ -44,6 +44,7 @@ import itertools
 import math
 import operator
 import re
+import typing
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Self, TypeVar
 
@@ -56,6 +57,7 @@ except ModuleNotFoundError as err:  # pragma: no cover - the runtime without the
 import orjson
 
 from kgen.runtime import gojson
+from kgen.runtime.backend import json_path, strip_optional
 from kgen.runtime.gojson import encode_bytes, float_value, go_escapes as _go_escapes, string_option
 from kgen.runtime.intstr import IntOrString
 from kgen.runtime.quantity import Quantity
@@ -725,3 +727,94 @@ def copy_raw(holder: _R) -> _R:
 def decode_value(annotation: Any, data: Any) -> Any:
     """Decode JSON data (a `+default` value) as a value of this annotation; a fresh value each call."""
     return msgspec.convert(data, annotation, strict=True, dec_hook=_python_hook)
+
+
+# -- the backend -------------------------------------------------------------------------------
+
+
+class _StructsBackend:
+    """The msgspec structs' answers to `kgen.runtime.backend.ModelBackend`."""
+
+    name = "msgspec"
+
+    def __init__(self) -> None:
+        self._fields: dict[type, dict[str, Any]] = {}
+
+    def json_fields(self, cls: type[Any]) -> dict[str, Any]:
+        fields = self._fields.get(cls)
+        if fields is None:
+            fields = self._fields[cls] = {info.encode_name: info.type for info in msgspec.structs.fields(cls)}
+        return fields
+
+    def json_values(self, obj: Any) -> list[tuple[str, Any]]:
+        cls = type(obj)
+        return [(key, getattr(obj, name)) for name, key in zip(cls.__struct_fields__, cls.__struct_encode_fields__, strict=True)]
+
+    def fields_set(self, obj: Any) -> dict[str, str]:
+        present = fields_set(obj)
+        cls = type(obj)
+        return {key: name for name, key in zip(cls.__struct_fields__, cls.__struct_encode_fields__) if name in present}
+
+    def is_zero(self, obj: Any) -> bool:
+        return is_zero(obj)
+
+    def set_unrecorded(self, obj: Any, attribute: str, value: Any) -> None:
+        if attribute in type(obj).__struct_fields__:
+            setattr(obj, attribute, value)
+
+    def decode_problems(self, cls: type[Any], document: Any, error: Exception) -> list[tuple[str, str]] | None:
+        """msgspec stops at the first error, as Go's decoder reports only its first."""
+        if not isinstance(error, ValueError):
+            return None
+        message, _, where = str(error).partition(" - at `$")
+        return [(message, _struct_error_field(cls, document, where.removesuffix("`")) if where else "")]
+
+
+_STRUCT_PATH_PART = re.compile(r"\.([^.\[]+)|\[(\d+)\]|(\[\.\.\.\])")
+
+
+def _struct_error_field(cls: type, document: Any, where: str) -> str:
+    """The field path of a struct decoder's error as the pydantic models write it
+    (`spec.ports[0].port`; a map entry `spec.resources.memory`), from msgspec's
+    (`.spec.ports[0].port` after its `$`). msgspec writes every map key as `[...]`: the key
+    is found again as the first entry, in document order as msgspec decodes, whose value
+    does not decode."""
+    parts: list[int | str] = []
+    annotation: Any = cls
+    value: Any = document
+    for match in _STRUCT_PATH_PART.finditer(where):
+        name, index, any_key = match.groups()
+        annotation = strip_optional(annotation)
+        origin, arguments = typing.get_origin(annotation), typing.get_args(annotation)
+        if name is not None:
+            parts.append(name)
+            fields = STRUCTS.json_fields(annotation) if isinstance(annotation, type) and issubclass(annotation, Struct) else {}
+            annotation = fields.get(name)
+            value = value.get(name) if isinstance(value, dict) else None
+        elif index is not None:
+            parts.append(int(index))
+            annotation = arguments[0] if origin is list and arguments else None
+            value = value[int(index)] if isinstance(value, list) and int(index) < len(value) else None
+        else:
+            key = _failing_key(arguments[1], value) if origin is dict and len(arguments) == 2 else None
+            if key is None:  # not found again: say where the map is
+                return json_path(tuple(parts)) + where[match.start() :]
+            parts.append(key)
+            annotation, value = arguments[1], value[key]
+    return json_path(tuple(parts))
+
+
+def _failing_key(item: Any, value: Any) -> str | None:
+    """The first key of a JSON object whose value does not decode as `item` (structs only)."""
+    if not isinstance(value, dict):
+        return None
+    for key, entry in value.items():
+        try:
+            decode_value(item, entry)
+        except (ValueError, TypeError):
+            return str(key)
+    return None
+
+
+STRUCTS = _StructsBackend()
+Struct.__kgen_backend__ = STRUCTS  # type: ignore[attr-defined]

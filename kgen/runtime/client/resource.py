@@ -24,6 +24,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, Protocol, Self, TypeVar
 
+from kgen.runtime.backend import backend_of
 from kgen.runtime.client.errors import Expired, Gone, ResourceRef
 from kgen.runtime.client.options import (
     APPLY_PATCH,
@@ -45,7 +46,6 @@ from kgen.runtime.client.options import (
 )
 from kgen.runtime.client.transport import AsyncTransport, Transport
 from kgen.runtime.client.watch import BOOKMARK, WatchEvent
-from kgen.runtime.model import Model
 
 __all__ = [
     "Resource",
@@ -186,25 +186,8 @@ def apply_configuration(obj: TypedObject | dict[str, Any]) -> dict[str, Any]:
 def _set_fields(obj: Any) -> dict[str, str] | None:
     """A typed object's fields that were set, JSON name to Python name; None for a value
     that is no typed object."""
-    if isinstance(obj, Model):
-        fields = type(obj).model_fields
-        wanted: dict[str, str] = {}
-        for name in obj.model_fields_set:
-            info = fields.get(name)
-            if info is not None:
-                alias = info.serialization_alias
-                wanted[alias if isinstance(alias, str) else name] = name
-        return wanted
-    names = getattr(type(obj), "__struct_fields__", None)
-    if names is None:
-        return None
-    # A msgspec struct (msgspec is installed, then): structs are imported only for one.
-    from kgen.runtime import structs
-
-    if not isinstance(obj, structs.Struct):
-        return None
-    present = structs.fields_set(obj)
-    return {key: name for name, key in zip(names, type(obj).__struct_encode_fields__) if name in present}
+    backend = backend_of(obj)
+    return None if backend is None else backend.fields_set(obj)
 
 
 def _keep_set(obj: Any, document: dict[str, Any]) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field as _dataclass_field
 from typing import Any
 
+from kgen.runtime.backend import backend_of
 from kgen.runtime.validation.cel import Rule
 from kgen.runtime.validation.field import (
     FIELD_IMMUTABLE,
@@ -219,10 +220,6 @@ def is_zero(value: Any) -> bool:
     """Whether a struct value is its zero value (every field unset), for either model backend."""
     if value is None:
         return True
-    if hasattr(value.__class__, "__struct_fields__"):  # a msgspec struct
-        from kgen.runtime.structs import is_zero as struct_is_zero
-
-        return struct_is_zero(value)
-    from kgen.runtime.model import is_zero as model_is_zero
-
-    return model_is_zero(value)
+    backend = backend_of(value)
+    assert backend is not None, f"{type(value).__name__} is no model"
+    return backend.is_zero(value)
