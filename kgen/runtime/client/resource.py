@@ -264,7 +264,8 @@ class List(_Client[T, L]):
                 while True:
                     page = self.list(label_selector=label_selector, field_selector=field_selector, limit=limit,
                                      continue_=token)  # fmt: skip
-                    yield from page.items  # type: ignore[attr-defined]
+                    for item in page.items:  # type: ignore[attr-defined]
+                        yield item
                     token = page.metadata.continue_  # type: ignore[attr-defined]
                     if not token:
                         return
@@ -300,8 +301,9 @@ class Watch(List[T, L]):
                 resource_version_match="NotOlderThan" if send_initial_events else "",
             )  # fmt: skip
             try:
-                with self.transport.watch(self._path(every=True), query=query, result_type=self.model,
-                                          resource=self._ref()) as stream:  # fmt: skip
+                stream = self.transport.watch(self._path(every=True), query=query, result_type=self.model,
+                                              resource=self._ref())  # fmt: skip
+                with stream:
                     for event in stream:
                         version = _version_of(event, version)
                         if event.type != BOOKMARK or bookmarks:

@@ -566,8 +566,10 @@ class WatchStream(Generic[T]):
     def __iter__(self) -> Iterator[WatchEvent[T]]:
         try:
             for chunk in self.response.iter_bytes():
-                yield from self._decoder.feed(chunk)
-            yield from self._decoder.finish()
+                for event in self._decoder.feed(chunk):
+                    yield event
+            for event in self._decoder.finish():
+                yield event
         except httpx.TransportError as err:
             if not _quiet_end(err):
                 raise transport_error(f"watch {self.response.request.url.copy_with(query=None)}", err) from err
