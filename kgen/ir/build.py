@@ -9,38 +9,40 @@ diagnostic at the place it was written.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kgen.diagnostics import Diagnostics, Position, display_path
+from kgen.diagnostics import Diagnostics, Position
 from kgen.ir import names
+from kgen.ir.common import WELLKNOWN_ROOT
+from kgen.ir.common import _BASIC, _VERSION, _comment_doc, _comment_lines, _named_refs, _pos, _SourceInfo, _split_pos
 from kgen.ir.constraints import constraints, unions, with_embedded
+from kgen.ir.constvalues import ConstantValues
+from kgen.ir.loading import PackageLoading
+from kgen.ir.passes import UniversePasses
 from kgen.hooks import read_hook_modules
-from kgen.ir.model import API_RULE_EXCEPTIONS, EnumValue, Field, Hook, Member, Package, ProtobufInfo, TypeDef, TypeRef, Universe
-from kgen.markers.grammar import RawMarker, doc_lines, extract_markers
+from kgen.ir.model import Field, Hook, Member, Package, ProtobufInfo, TypeDef, TypeRef, Universe
+from kgen.markers.grammar import RawMarker, extract_markers
 from kgen.markers.registry import REGISTRY, ConstRef, Marker, Scope
-from kgen.source import buildtags, constexpr
-from kgen.source.loader import SourcePackage, load_package, load_packages
-from kgen.source.modules import ModFileError, PackageNotFound, Workspace
-from kgen.source.syntax import CommentBlock, ConstDecl, FieldDecl, GoFile, TypeDecl, TypeExpr
+from kgen.source import buildtags
+from kgen.source.modules import Workspace
+from kgen.source.syntax import CommentBlock, FieldDecl, GoFile, TypeDecl, TypeExpr
 from kgen.source.tags import JSONTag, ProtobufTag, TagError, read_struct_tag
 
-WELLKNOWN_ROOT = Path(__file__).resolve().parent.parent / "wellknown"
+__all__ = [
+    "APIMACHINERY", "META_V1", "OVERLAYS", "RUNTIME_PACKAGE", "SERVER_TYPES", "WELLKNOWN_ROOT", "BuildOptions",
+    "build_universe", "is_kubernetes_group",
+]  # fmt: skip
+
 APIMACHINERY = "k8s.io/apimachinery/pkg/"
 META_V1 = APIMACHINERY + "apis/meta/v1"
 RUNTIME_PACKAGE = "kgen.runtime.apimachinery"
 
-_VERSION = re.compile(r"^v\d+((alpha|beta)\d+)?$")
 _GROUP = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _VERSION_NAME = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 _IMPORT_PATH = re.compile(r"[A-Za-z0-9\-._~+/]+")
-_BASIC = {
-    "bool", "string", "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16",
-    "uint32", "uint64", "uintptr", "float32", "float64", "byte", "rune",
-}  # fmt: skip
 _BASIC_ALIASES = {"byte": "uint8", "rune": "int32"}
 _UNSERIALIZABLE = {
     "error": "error is an interface with methods and cannot be serialized; API types hold data only "
@@ -103,59 +105,10 @@ class BuildOptions:
     """The environment Go's settings are read from (GOMODCACHE, GOPATH, GOWORK, GOFLAGS); the process's by default."""
 
 
-@dataclass
-class _SourceInfo:
-    source: SourcePackage
-    decls: dict[str, tuple[TypeDecl, GoFile]]
-    consts: list[tuple[ConstDecl, GoFile]]
-    markers: tuple[Marker, ...]
-    builtin: bool
-    dependency: bool
-    const_index: dict[str, tuple[ConstDecl, GoFile]] = field(default_factory=dict)
+class _Builder(PackageLoading, ConstantValues, UniversePasses):
+    """Builds the universe; its loading, constants and whole-universe passes are parts in
+    modules of their own (see `kgen.ir.common`)."""
 
-    @property
-    def role(self) -> str:
-        """`api`: an API group/version of the input (every type is generated); `library`: an
-        input package of shared types (`dependency`: one from outside the input; `builtin`:
-        one of kgen's well-known packages): only the types API types reach are generated."""
-        if self.builtin:
-            return "builtin"
-        if self.dependency:
-            return "dependency"
-        if any(m.name == "groupName" for m in self.markers):
-            return "api"
-        return "api" if _VERSION.match(self.source.directory.name) else "library"
-
-
-def _pos(position: Position) -> str:
-    return str(position)
-
-
-def _comment_lines(block: CommentBlock) -> tuple[str, ...]:
-    """A comment as Go's CommentGroup.Text reads it: `//` and one space removed, trailing
-    space trimmed, runs of empty lines made one, no empty lines at either end."""
-    lines: list[str] = []
-    for line in block.lines:
-        text = (line.text[1:] if line.text.startswith(" ") else line.text).rstrip()
-        if text or (lines and lines[-1]):
-            lines.append(text)
-    while lines and not lines[-1]:
-        lines.pop()
-    return tuple(lines)
-
-
-def _comment_doc(*blocks: CommentBlock) -> str:
-    lines: list[str] = []
-    for block in blocks:
-        lines.extend(doc_lines(block))
-    while lines and not lines[-1].strip():
-        lines.pop()
-    while lines and not lines[0].strip():
-        lines.pop(0)
-    return "\n".join(line.rstrip() for line in lines)
-
-
-class _Builder:
     def __init__(self, options: BuildOptions, diagnostics: Diagnostics):
         self.options = options
         self.diagnostics = diagnostics
@@ -180,108 +133,7 @@ class _Builder:
 
     # -- loading ----------------------------------------------------------------
 
-    def load(self) -> None:
-        builtin = load_packages(WELLKNOWN_ROOT, "", self.diagnostics, self.options.tags, label="")
-        for source in builtin:
-            self.register(source, builtin=True, dependency=False)
-        if self.options.bootstrap:
-            return
-        for source in load_packages(self.options.input, self.options.module, self.diagnostics, self.options.tags):
-            if source.import_path in self.packages:
-                continue  # a well-known package kgen already knows
-            self.register(source, builtin=False, dependency=False)
-
-    def register(self, source: SourcePackage, builtin: bool, dependency: bool) -> None:
-        decls: dict[str, tuple[TypeDecl, GoFile]] = {}
-        consts: list[tuple[ConstDecl, GoFile]] = []
-        package_markers: list[Marker] = []
-        for go_file in source.files:
-            for block in go_file.package_doc:
-                for raw in extract_markers(block):
-                    marker = REGISTRY.parse(raw, Scope.PACKAGE, self.diagnostics)
-                    if marker is not None:
-                        package_markers.append(marker)
-            for decl in go_file.types:
-                previous = decls.get(decl.name)
-                if previous is not None:
-                    self.diagnostics.error(
-                        decl.position,
-                        f"type {decl.name} is declared twice in package {source.import_path or '.'} "
-                        f"(first at {previous[0].position}); give one file a build constraint or rename one",
-                    )
-                    continue
-                decls[decl.name] = (decl, go_file)
-            consts.extend((c, go_file) for c in go_file.consts)
-        self.packages[source.import_path] = _SourceInfo(
-            source, decls, consts, tuple(package_markers), builtin, dependency,
-            const_index={c.name: (c, f) for c, f in consts},
-        )  # fmt: skip
-
-    def ensure_package(self, import_path: str) -> _SourceInfo | None:
-        """The package of an import path, read on first use: from an import-map directory,
-        else where the go command finds it (kgen.source.modules). Only the package's own
-        directory is read. None when it cannot be found (`not_found` says why)."""
-        if import_path in self.packages:
-            return self.packages[import_path]
-        if import_path in self.not_found:
-            return None
-        directory, third_party = self._locate(import_path)
-        if directory is None:
-            return None
-        source = load_package(directory, import_path, self.diagnostics, self.options.tags)
-        if source is None:
-            self.not_found[import_path] = f"{display_path(directory)} has no Go files for this build"
-            return None
-        if third_party:
-            self.diagnostics.third_party.add(display_path(directory))
-        self.register(source, builtin=False, dependency=True)
-        return self.packages[import_path]
-
-    def _locate(self, import_path: str) -> tuple[Path | None, bool]:
-        """The directory of an imported package and whether it is third-party code."""
-        for prefix, directory in sorted(self.options.import_map.items(), key=lambda kv: -len(kv[0])):
-            if import_path == prefix or import_path.startswith(prefix + "/"):
-                rest = import_path[len(prefix) :].strip("/")
-                target = directory.resolve().joinpath(*rest.split("/")) if rest else directory.resolve()
-                if target.is_dir():
-                    return target, True
-                self.not_found[import_path] = (
-                    f"cannot find package {import_path!r}: the import map points {prefix} at "
-                    f"{display_path(directory)}, which has no directory {rest or '.'}"
-                )
-                return None, False
-        if "." not in import_path.split("/", 1)[0]:
-            self.not_found[import_path] = (
-                f"{import_path!r} is a package of Go's standard library, which API types cannot use "
-                "(kgen knows time.Duration); use a Kubernetes type (metav1.Time, metav1.Duration...)"
-            )
-            return None, False
-        if self.workspace is None:
-            try:
-                self.workspace = Workspace.find(self.options.input, self.options.environ)
-            except ModFileError as err:
-                self.diagnostics.error(err.position, str(err).split(": ", 1)[-1] if ": " in str(err) else str(err))
-                self.workspace = Workspace(None)
-        try:
-            located = self.workspace.locate(import_path)
-        except PackageNotFound as err:
-            self.not_found[import_path] = str(err)
-            return None, False
-        return located.directory, located.via not in ("main module", "workspace")
-
     # -- resolution -------------------------------------------------------------
-
-    def import_table(self, go_file: GoFile) -> dict[str, str]:
-        table: dict[str, str] = {}
-        for imp in go_file.imports:
-            if imp.alias in ("_", "."):
-                continue
-            alias = imp.alias
-            if not alias:
-                info = self.ensure_package(imp.path)
-                alias = info.source.files[0].package if info else _default_package_name(imp.path)
-            table[alias] = imp.path
-        return table
 
     def resolve_expr(
         self, expr: TypeExpr, package: str, go_file: GoFile, allow_any: bool = False
@@ -579,87 +431,7 @@ class _Builder:
             self.diagnostics.warning(decl.position, f"+enum on {name}, but no constants of type {name} are declared")
         return TypeDef(kind="named", underlying=underlying, enum_values=enum_values, is_enum=is_enum, **common)
 
-    def enum_values(self, info: _SourceInfo, type_name: str) -> tuple[EnumValue, ...]:
-        consts = []
-        package = info.source.import_path
-        for c, _ in info.consts:
-            if self.const_type(package, c.name) != (package, type_name):
-                continue
-            value = self.const_value(package, c.name)
-            if value is None:
-                continue
-            markers = self.parse_markers((c.doc,), Scope.CONSTANT)
-            if any(m.name == "k8s:enumExclude" and m.value is not False for m in markers):
-                continue  # never an allowed value: not a member at all
-            excluded_when = tuple(
-                (m.args.get("", ""), m.name == "k8s:ifEnabled")
-                for m in markers
-                if m.name in ("k8s:ifEnabled", "k8s:ifDisabled") and m.value.name == "k8s:enumExclude"
-            )
-            consts.append((_with_value(c, value), markers, excluded_when))
-        python_names = names.enum_constants([c.name for c, _, _ in consts], type_name)
-        return tuple(
-            EnumValue(
-                go_name=c.name, python_name=p, value=c.value, doc=_comment_doc(c.doc), markers=markers,
-                excluded_when=excluded_when, position=_pos(c.position),
-            )  # fmt: skip
-            for (c, markers, excluded_when), p in zip(consts, python_names)
-        )
-
     # -- constants ----------------------------------------------------------------
-
-    def const_value(self, package: str, name: str, visiting: frozenset = frozenset()):
-        """The value of a package-level constant, evaluated with the whole package and its
-        imports in view (None when it is not a constant kgen can know)."""
-        key = (package, name)
-        if key in self._const_values:
-            return self._const_values[key]
-        info = self.packages.get(package)
-        entry = info.const_index.get(name) if info is not None else None
-        if entry is None or key in visiting:
-            return None
-        decl, go_file = entry
-        value = decl.value
-        if value is None:
-            value = constexpr.evaluate(decl.expr, lambda e: self._const_ref(package, go_file, e, visiting | {key}))
-        self._const_values[key] = value
-        return value
-
-    def _const_ref(self, package: str, go_file: GoFile, expr: constexpr.ConstExpr, visiting: frozenset):
-        if expr.kind == "ident":
-            return self.const_value(package, expr.name, visiting)
-        import_path = self.import_table(go_file).get(expr.package)
-        if import_path is None:
-            return None
-        if (import_path, expr.name) in constexpr.STANDARD_CONSTANTS:
-            return constexpr.STANDARD_CONSTANTS[(import_path, expr.name)]
-        if self.ensure_package(import_path) is None:
-            return None
-        return self.const_value(import_path, expr.name, visiting)
-
-    def const_type(self, package: str, name: str, visiting: frozenset = frozenset()) -> tuple[str, str] | None:
-        """The named type of a constant as (package, name): as declared, as its conversion
-        gives it (`T("v")`), or as the typed constant it is defined from (`A = B`)."""
-        info = self.packages.get(package)
-        entry = info.const_index.get(name) if info is not None else None
-        if entry is None or (package, name) in visiting:
-            return None
-        decl, go_file = entry
-        if decl.type_name is not None:
-            if decl.type_name.kind == "ident":
-                return (package, decl.type_name.name) if decl.type_name.name not in _BASIC else None
-            if decl.type_name.kind == "qualified":
-                import_path = self.import_table(go_file).get(decl.type_name.package)
-                return (import_path, decl.type_name.name) if import_path else None
-            return None
-        expr = decl.expr
-        if expr.kind == "ident":
-            return self.const_type(package, expr.name, visiting | {(package, name)})
-        if expr.kind == "qualified":
-            import_path = self.import_table(go_file).get(expr.package)
-            if import_path and self.ensure_package(import_path) is not None:
-                return self.const_type(import_path, expr.name, visiting | {(package, name)})
-        return None
 
     def members(self, fields: tuple[FieldDecl, ...], package: str, go_file: GoFile) -> list[Member]:
         out: list[Member] = []
@@ -1005,285 +777,6 @@ class _Builder:
         self._check_python_collisions(packages)
         return Universe(module=self.options.module, packages=tuple(packages), api_rule_exceptions=self._api_rule_exceptions())
 
-    def _decide_unsupported_members(self) -> None:
-        """A member kgen cannot generate (an anonymous struct, an interface with methods, a
-        func, `error`) is an error in a type a kind reaches. Elsewhere (Go code's own types in
-        an API package, which deepcopy-gen copies and the CRD generator never meets) the type,
-        and the types that use it, are left out with a warning. Fields without a json tag are
-        warned about where a kind reaches them."""
-        if not self.unsupported and not self.untagged:
-            return
-        reached = self._reached_from_kinds()
-        for owner, position, message in self.untagged:
-            if owner in reached:
-                self.diagnostics.warning(position, message)
-        dropped: set[tuple[str, str]] = set()
-        for owner, position, message in self.unsupported:
-            if owner is None or owner in reached:
-                self.diagnostics.error(position, message)
-            elif owner not in dropped:
-                dropped.add(owner)
-                self.diagnostics.warning(
-                    position,
-                    f"{owner[1]} has a field kgen cannot generate ({message.split(';')[0]}); no kind uses "
-                    f"{owner[1]}, so it is left out of what kgen generates",
-                )
-        while dropped:  # and whatever uses a type left out, which no kind reaches either
-            users = {
-                key for key, typedef in self.typedefs.items()
-                if typedef is not None and key not in dropped
-                and any((n.package, n.name) in dropped for ref in _refs_of(typedef) for n in _named_refs(ref))
-            }  # fmt: skip
-            if not users:
-                break
-            dropped |= users
-        for key in dropped:
-            self.typedefs[key] = None
-
-    def _reached_from_kinds(self) -> set[tuple[str, str]]:
-        """The types that kinds and lists (and the types they name) reach."""
-        stack = [key for key, t in self.typedefs.items() if t is not None and (t.is_kind or t.is_list)]
-        seen: set[tuple[str, str]] = set()
-        while stack:
-            key = stack.pop()
-            typedef = self.typedefs.get(key)
-            if key in seen or typedef is None:
-                continue
-            seen.add(key)
-            stack.extend((n.package, n.name) for ref in _refs_of(typedef) for n in _named_refs(ref))
-        return seen
-
-    def _load_conversion_packages(self) -> set[str]:
-        """The packages conversion-gen markers name (`+k8s:conversion-gen-external-types`, the
-        versioned types of an internal-types layout such as kubernetes' pkg/apis/<group>/<v>
-        beside k8s.io/api, and `+k8s:conversion-gen`, the hub), read even when no type imports
-        them: every type of theirs is built, as conversion-gen converts them all."""
-        named: set[str] = set()
-        for info in list(self.packages.values()):
-            if info.role != "api":
-                continue
-            for marker in info.markers:
-                if marker.name not in ("k8s:conversion-gen-external-types", "k8s:conversion-gen"):
-                    continue
-                import_path = str(marker.value)
-                if "/" not in import_path or import_path in self.packages:  # `false`, or loaded
-                    named.add(import_path)
-                    continue
-                if self.ensure_package(import_path) is None:
-                    reason = self.not_found.get(import_path) or f"cannot find package {import_path!r}"
-                    self.diagnostics.error(
-                        Position.parse(marker.position),
-                        f"+{marker.name}={import_path}: {reason}; point --import-map at its directory "
-                        "(or vendor it, or have it in the Go module cache)",
-                    )
-                    continue
-                named.add(import_path)
-        return named
-
-    def _check_import_cycles(self) -> None:
-        """Packages that import each other, which the go command refuses ("import cycle not
-        allowed"): an error at the import that closes each cycle."""
-        edges: dict[str, list[tuple[str, Position]]] = {}
-        for import_path, info in self.packages.items():
-            edges[import_path] = sorted(
-                {(imp.path, imp.position) for f in info.source.files for imp in f.imports if imp.path in self.packages},
-                key=lambda edge: (edge[0], str(edge[1])),
-            )
-        state: dict[str, int] = {}  # 1: on the current path, 2: done
-        path: list[str] = []
-        for start in sorted(edges):
-            if state.get(start):
-                continue
-            stack = [(start, iter(edges[start]))]
-            state[start] = 1
-            path.append(start)
-            while stack:
-                node, children = stack[-1]
-                step = next(children, None)
-                if step is None:
-                    stack.pop()
-                    path.pop()
-                    state[node] = 2
-                    continue
-                target, position = step
-                if state.get(target) == 1:
-                    cycle = path[path.index(target):] + [target]
-                    self.diagnostics.error(
-                        position,
-                        "import cycle not allowed: " + " imports ".join(cycle)
-                        + " (Go refuses it too): move what both need into a package that both import",
-                    )
-                elif not state.get(target):
-                    state[target] = 1
-                    path.append(target)
-                    stack.append((target, iter(edges[target])))
-
-    def _built_in(self, import_path: str) -> bool:
-        """Whether any type of the package was built (reached from an API type)."""
-        return any(key[0] == import_path and typedef is not None for key, typedef in self.typedefs.items())
-
-    def _reach(self) -> None:
-        """Build every type the built types refer to, until nothing new is reached."""
-        done: set[tuple[str, str]] = set()
-        while pending := [key for key in self.typedefs if key not in done]:
-            for key in pending:
-                done.add(key)
-                typedef = self.typedefs[key]
-                if typedef is None:
-                    continue
-                for ref in _refs_of(typedef):
-                    for named in _named_refs(ref):
-                        if (named.package, named.name) not in self.typedefs:
-                            self.typedef(named.package, named.name)
-
-    def _api_rule_exceptions(self) -> tuple[str, ...] | None:
-        """The known API rule violations (openapi-gen's exceptions list), one per line."""
-        path = self.options.input / API_RULE_EXCEPTIONS
-        if not path.is_file():
-            return None
-        lines = path.read_text(encoding="utf-8").splitlines()
-        return tuple(sorted({line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")}))
-
-    def _match_default_keys(self) -> None:
-        """Object keys of `+default` values name fields as Go's encoding/json matches them.
-
-        defaulter-gen decodes a default with encoding/json, which takes a key that equals a
-        field's JSON name ignoring case; a CRD's structural schema would prune such a key
-        instead. So a key that matches only ignoring case is written with the field's own
-        name, with a warning; keys that match no field are left for the defaulters check."""
-        for key, typedef in sorted(self.typedefs.items()):
-            if typedef is None or typedef.kind != "struct" or not any(f.default is not None for f in typedef.fields):
-                continue
-            fields = list(typedef.fields)
-            for i, f in enumerate(fields):
-                if f.default is None:
-                    continue
-                where = f"default of {typedef.name}.{f.go_name}"
-                matched = self._match_keys(f.type, f.default, where, Position(*_split_pos(f.position)), set())
-                if matched != f.default:
-                    fields[i] = f.model_copy(update={"default": matched, "declared_default": matched})
-            if fields != list(typedef.fields):
-                self.typedefs[key] = typedef.model_copy(update={"fields": tuple(fields)})
-
-    def _match_keys(self, ref: TypeRef, value, where: str, position: Position, visiting: set):
-        while ref.kind == "pointer":
-            ref = ref.elem
-        if ref.kind in ("slice", "map") and ref.elem is not None:
-            if ref.kind == "slice" and isinstance(value, list):
-                return [self._match_keys(ref.elem, item, where, position, visiting) for item in value]
-            if ref.kind == "map" and isinstance(value, dict):
-                return {k: self._match_keys(ref.elem, item, where, position, visiting) for k, item in value.items()}
-            return value
-        if ref.kind != "named" or not isinstance(value, dict) or (ref.package, ref.name) in visiting:
-            return value
-        typedef = self.typedefs.get((ref.package, ref.name))
-        if typedef is None:
-            return value
-        if typedef.kind == "named" and typedef.underlying is not None:
-            return self._match_keys(typedef.underlying, value, where, position, visiting | {(ref.package, ref.name)})
-        if typedef.kind != "struct":
-            return value
-        by_json = {f.json_name: f for f in typedef.fields}
-        folded: dict[str, Field] = {}
-        for f in typedef.fields:
-            folded.setdefault(f.json_name.casefold(), f)  # Go: the first field in order wins
-        out: dict = {}
-        for key, item in value.items():
-            target = by_json.get(key) or folded.get(key.casefold())
-            if target is None:
-                out[key] = item
-                continue
-            if target.json_name != key:
-                self.diagnostics.warning(
-                    position,
-                    f"{where}: key {key!r} matches field {target.go_name} ({target.json_name!r}) only ignoring case; "
-                    f"Go's encoding/json takes it, a CRD's schema would drop it; kgen writes {target.json_name!r}",
-                )
-            if target.json_name in out:
-                self.diagnostics.error(position, f"{where}: keys {target.json_name!r} and {key!r} both set field {target.go_name}; keep one")
-            out[target.json_name] = self._match_keys(target.type, item, where, position, visiting | {(ref.package, ref.name)})
-        return out
-
-    def _check_value_cycles(self) -> None:
-        """Go rejects a struct that contains itself by value (an infinitely large type)."""
-        edges: dict[tuple[str, str], list[tuple[str, str]]] = {}
-        for key, typedef in self.typedefs.items():
-            if typedef is not None and typedef.kind == "struct":
-                edges[key] = [
-                    (f.type.package, f.type.name)
-                    for f in typedef.fields
-                    if f.type.kind == "named" and (t := self.typedefs.get((f.type.package, f.type.name))) is not None
-                    and t.kind == "struct"
-                ]
-        state: dict[tuple[str, str], int] = {}  # 1 visiting, 2 done
-        reported: set[tuple[str, str]] = set()
-
-        def visit(key: tuple[str, str]) -> None:
-            state[key] = 1
-            for target in edges.get(key, ()):
-                if state.get(target) == 1 and target not in reported:
-                    reported.add(target)
-                    typedef = self.typedefs[target]
-                    self.diagnostics.error(
-                        Position(*_split_pos(typedef.position)),
-                        f"type {typedef.name} contains itself by value (through embedding or a struct field); use a pointer",
-                    )
-                elif target not in state:
-                    visit(target)
-            state[key] = 2
-
-        for key in sorted(edges):
-            if key not in state:
-                visit(key)
-
-    def _break_alias_cycles(self) -> None:
-        """Named non-struct types that refer back to themselves (`type L []L`, or `A []B` with
-        `B map[string]A`): through a list or map, legal Go whose JSON nests arrays or objects
-        (their self-references become arbitrary JSON in `underlying`, see
-        TypeDef.recursive_underlying); through pointers alone (`type P *P`), a type whose only
-        value is nil, which is an error."""
-        aliases = {key: t for key, t in self.typedefs.items() if t is not None and t.kind == "named" and t.underlying}
-
-        def targets(ref: TypeRef) -> list[tuple[tuple[str, str], bool]]:
-            """The aliases a type expression mentions, and whether a list or map is on the way."""
-            found, stack = [], [(ref, False)]
-            while stack:
-                current, container = stack.pop()
-                if current.kind == "named":
-                    if (current.package, current.name) in aliases:
-                        found.append(((current.package, current.name), container))
-                    continue
-                inner = container or current.kind in ("slice", "map")
-                stack.extend((r, inner) for r in (current.elem, current.key) if r is not None)
-            return found
-
-        edges = {key: targets(t.underlying) for key, t in aliases.items()}
-        in_cycle: dict[tuple[str, str], bool] = {}  # alias -> a list or map is on its cycle
-        for start in sorted(edges):
-            # every path from `start` back to itself, marking whether a container was passed
-            seen: dict[tuple[str, str], bool] = {}
-            stack = [(target, container) for target, container in edges[start]]
-            while stack:
-                key, container = stack.pop()
-                if key == start:
-                    in_cycle[start] = in_cycle.get(start, False) or container
-                    continue
-                if key in seen and (seen[key] or not container):
-                    continue
-                seen[key] = container or seen.get(key, False)
-                stack.extend((t, container or c) for t, c in edges.get(key, ()))
-        for key, through_container in sorted(in_cycle.items()):
-            typedef = aliases[key]
-            if not through_container:
-                self.diagnostics.error(
-                    Position(*_split_pos(typedef.position)),
-                    f"type {typedef.name} refers to itself through pointers alone, so its only value is nil; "
-                    "declare it as a struct, a list or a map",
-                )
-                continue
-            broken = _replace_named(typedef.underlying, set(in_cycle))
-            self.typedefs[key] = typedef.model_copy(update={"underlying": broken, "recursive_underlying": typedef.underlying})
-
     def _check_group_version(self, info: _SourceInfo, group: str, version: str) -> None:
         """A group is a DNS subdomain (or "" for the core group) and a version a DNS label
         starting with a letter, as the API server requires: they name URLs, Scheme entries
@@ -1403,18 +896,6 @@ class _Builder:
             hooks_module=hooks_module,
         )
 
-    def _check_python_collisions(self, packages: list[Package]) -> None:
-        for package in packages:
-            seen: dict[str, TypeDef] = {}
-            for typedef in package.types:
-                other = seen.get(typedef.python_name)
-                if other is not None:
-                    self.diagnostics.error(
-                        Position(*_split_pos(typedef.position)),
-                        f"type {typedef.name} and {other.name} map to the same Python class name",
-                    )
-                seen[typedef.python_name] = typedef
-
 
 def _json(value) -> str:
     return json.dumps(value)
@@ -1428,11 +909,6 @@ def _dominant(group):
         return shallow[0]
     tagged = [c for c in shallow if c[3]]
     return tagged[0] if len(tagged) == 1 else None
-
-
-def _with_value(decl: ConstDecl, value) -> ConstDecl:
-    """The constant with its value as the package evaluates it."""
-    return decl if decl.value == value else dataclasses.replace(decl, value=value)
 
 
 KUBERNETES_GROUPS = frozenset({
@@ -1458,35 +934,6 @@ def is_kubernetes_group(group: str, import_path: str) -> bool:
     return "." not in group or group in KUBERNETES_GROUPS or import_path.startswith(KUBERNETES_MODULES)
 
 
-def _refs_of(typedef: TypeDef) -> list[TypeRef]:
-    """The type expressions a type definition names: its fields', members', underlying type
-    and list items."""
-    refs = [f.type for f in typedef.fields] + [m.type for m in typedef.members]
-    return refs + [r for r in (typedef.underlying, typedef.list_item) if r is not None]
-
-
-def _named_refs(ref: TypeRef):
-    """The named types a type expression mentions."""
-    stack = [ref]
-    while stack:
-        current = stack.pop()
-        if current.kind == "named":
-            yield current
-        stack.extend(r for r in (current.elem, current.key) if r is not None)
-
-
-def _replace_named(ref: TypeRef, keys: set[tuple[str, str]]) -> TypeRef:
-    """The type expression with references to `keys` replaced by arbitrary JSON."""
-    if ref.kind == "named":
-        return TypeRef(kind="any") if (ref.package, ref.name) in keys else ref
-    update = {}
-    for name in ("elem", "key"):
-        child = getattr(ref, name)
-        if child is not None:
-            update[name] = _replace_named(child, keys)
-    return ref.model_copy(update=update) if update else ref
-
-
 def _holds_data(decl: TypeDecl) -> bool:
     """Whether a declaration can be an API type: not an interface with methods, a func or a
     chan type, which an API package may declare for its Go code (they are errors only when a
@@ -1495,20 +942,10 @@ def _holds_data(decl: TypeDecl) -> bool:
     return not (kind in ("func", "chan") or (kind == "interface" and not decl.type.empty_interface))
 
 
-def _split_pos(position: str) -> tuple[str, int, int]:
-    path, line, col = position.rsplit(":", 2)
-    return path, int(line), int(col)
-
-
 def _embedded_name(expr: TypeExpr) -> str:
     while expr.kind == "pointer" and expr.elem is not None:
         expr = expr.elem
     return expr.name or expr.text
-
-
-def _default_package_name(import_path: str) -> str:
-    last = import_path.rsplit("/", 1)[-1]
-    return re.sub(r"\.v\d+$", "", last).replace("-", "_")
 
 
 def build_universe(options: BuildOptions, diagnostics: Diagnostics) -> Universe:
