@@ -293,10 +293,10 @@ class Scheme:
             obj = cls.from_json(raw)
         except ValueError as err:  # pydantic's ValidationError and msgspec's DecodeError are ValueErrors
             backend = backend_of(cls)
-            problems = backend.decode_problems(cls, document, err) if backend is not None else None
-            if problems is None:
+            said = backend.decode_problems(cls, document, err) if backend is not None else None
+            if said is None:
                 raise
-            causes = [StatusCause("FieldValueInvalid", message, field) for message, field in problems]
+            causes = [StatusCause("FieldValueInvalid", message, field) for message, field in said]
             raise bad_request(
                 f"{kind} in version \"{group_version.version}\" cannot be handled as a {kind}: "
                 + "; ".join(f"{c.field}: {c.message}" if c.field else c.message for c in causes),
@@ -386,7 +386,9 @@ def field_problems(cls: type, document: Any) -> list[str]:
                 continue
             for key in dict.fromkeys(getattr(value, "duplicates", ())):
                 problems.append(f'duplicate field "{_path_text((path, key, False))}"')
-            fields = backend_of(argument).json_fields(argument)
+            backend = backend_of(argument)
+            assert backend is not None  # a model's shape is only given to model classes
+            fields = backend.json_fields(argument)
             children: list[Any] = []
             for key, item in value.items():
                 field_annotation = fields.get(key)
