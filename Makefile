@@ -8,7 +8,7 @@ STAMP := $(VENV)/.kgen-installed
 # environment .venv-X.Y when the interpreter is on the machine (on PATH or under pyenv).
 OTHER_PYTHONS := 3.12 3.13
 
-.PHONY: generate verify test test-pythons pythons servers fuzz bench bootstrap-runtime clean
+.PHONY: generate verify test test-fast test-pythons pythons servers fuzz bench bootstrap-runtime clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,9 +49,19 @@ pythons: $(STAMP)
 		$$env/bin/python -m pip install --quiet -e '.[dev]' && touch $$env/.kgen-installed || exit 1; \
 	done
 
-## Run the whole test suite.
+## Run the whole test suite (what CI runs), then print the 15 slowest tests.
 test: $(STAMP) servers pythons
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=15
+
+# The fast loop's worker processes (pytest-xdist); TEST_WORKERS=0 runs it in this process.
+TEST_WORKERS ?= 2
+
+## The fast loop for local work: every test but those marked slow (subprocess interpreters,
+## mypy, wheels, fuzzing, etcd, kgen serve) or network (pip/npm installs); `make test` runs all.
+## It writes bytecode (where PYTHONDONTWRITEBYTECODE is set, each run compiles kgen anew).
+test-fast: $(STAMP)
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -q -m "not slow and not network" \
+		-n $(TEST_WORKERS) --dist loadscope --durations=10
 
 ## The whole suite again on each other supported Python found (CI runs it after `make test`).
 test-pythons: pythons servers

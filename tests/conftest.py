@@ -51,6 +51,26 @@ def messages(diagnostics: Diagnostics) -> list[str]:
     return [str(d) for d in diagnostics.sorted()]
 
 
+# Parameters of the fixtures that pick a backend (`backend` of store_fixtures and of
+# test_typed_clients, `server` of test_serve_http) that need a server process: a loopback
+# etcd, or `kgen serve` on uvicorn. Their tests are slow; the same tests on the in-process
+# backends (memory, SQLite, the fake cluster) stay in `make test-fast`.
+_SERVER_PARAMETERS = frozenset({"etcd", "serve"})
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is None:
+            continue
+        for name in ("backend", "server"):
+            value = callspec.params.get(name)
+            parts = value if isinstance(value, tuple) else (value,)
+            if any(isinstance(part, str) and part in _SERVER_PARAMETERS for part in parts):
+                item.add_marker(pytest.mark.slow)
+                break
+
+
 @pytest.fixture
 def cli(monkeypatch):
     """Run `kgen ...` in-process in a given directory; returns the click Result."""

@@ -219,6 +219,7 @@ def test_generated_package_imports_and_works(cli, project):
     ]
 
 
+@pytest.mark.slow
 def test_console_script_exit_code_for_drift(project):
     kgen = shutil.which("kgen", path=str(Path(sys.executable).parent))
     assert kgen, "the kgen console script is installed with the package"

@@ -148,6 +148,7 @@ def test_progress_shows_on_a_terminal_after_a_second_and_is_cleared(monkeypatch)
     assert plain.getvalue() == ""  # never in a pipe
 
 
+@pytest.mark.slow
 def test_init_scaffolds_a_repository_that_generates_and_imports(tmp_path):
     kgen = Path(sys.executable).parent / "kgen"
     done = subprocess.run([kgen, "init", "--group", "shop.example.com", "--kind", "Order"], cwd=tmp_path,

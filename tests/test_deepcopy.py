@@ -71,6 +71,7 @@ def mutate_everything(value) -> None:
                     obj.__dict__[name] = item + "-mutated"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("typedef", KINDS, ids=[f"{t.package.rsplit('/', 1)[-1]}.{t.name}" for t in KINDS])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())

@@ -28,6 +28,7 @@ def project(tmp_path) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_init_ignores_what_git_should_not_stage(project):
     ignored = (project / ".gitignore").read_text().splitlines()
     assert {".venv/", "__pycache__/", ".pytest_cache/"} <= set(ignored)
@@ -48,6 +49,7 @@ def test_an_order_round_trips_through_the_fake_cluster():
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("order", ["generated first", "fake cluster first"])
 def test_a_project_from_init_runs_its_tests_with_plain_pytest(project, order):
     """`pytest`, not only `python -m pytest`: the tests import generated/ from the project
@@ -64,6 +66,7 @@ def test_a_project_from_init_runs_its_tests_with_plain_pytest(project, order):
     assert "1 passed" in done.stdout
 
 
+@pytest.mark.slow
 def test_serve_without_its_extra_says_which_to_install(project):
     """The serve extra missing (uvicorn not importable): exit 2 and the install command, not
     an internal error."""
@@ -74,6 +77,7 @@ def test_serve_without_its_extra_says_which_to_install(project):
     assert "internal error" not in done.stderr
 
 
+@pytest.mark.slow
 def test_a_setting_in_the_wrong_table_is_refused_at_its_line(project):
     """`strict` written below `[tool.kgen.import-map]` belongs to that table in TOML."""
     pyproject = project / "pyproject.toml"
@@ -89,6 +93,7 @@ def test_a_setting_in_the_wrong_table_is_refused_at_its_line(project):
     assert done.returncode == 2 and "internal error" not in done.stderr
 
 
+@pytest.mark.slow
 def test_a_field_without_a_json_tag_is_a_located_warning_and_strict_makes_it_an_error(project):
     types = project / "apis/shop/v1/types.go"
     text = types.read_text()
@@ -101,6 +106,7 @@ def test_a_field_without_a_json_tag_is_a_located_warning_and_strict_makes_it_an_
     assert strict.returncode == 2 and "field Carrier has no json tag" in strict.stderr
 
 
+@pytest.mark.slow
 def test_strategies_are_generated_only_when_asked_for(project):
     """They import hypothesis (the test extra), which a project's runtime does not have."""
     assert _kgen("generate", cwd=project).returncode == 0
@@ -113,6 +119,7 @@ def test_strategies_are_generated_only_when_asked_for(project):
     assert "hypothesis" in (project / "generated/shop/v1/strategies.py").read_text()
 
 
+@pytest.mark.slow
 def test_the_distribution_is_named_so_that_pip_install_finds_it(project):
     """`kgen` on PyPI is another project; the runtime, the extras and init's dependency use kgen-k8s."""
     import tomllib
@@ -164,6 +171,7 @@ def test_the_apimachinery_types_are_importable_from_one_place():
     assert {Condition, Quantity, Time}
 
 
+@pytest.mark.slow
 def test_the_command_line_says_what_each_command_does(project, tmp_path):
     top = _kgen("--help", cwd=project).stdout
     assert "bootstrap-runtime" not in top  # kgen's own maintenance, not a user's command
@@ -175,6 +183,7 @@ def test_the_command_line_says_what_each_command_does(project, tmp_path):
     assert _kgen("-q", "generate", "--check", cwd=project).returncode == 0
 
 
+@pytest.mark.slow
 def test_an_occupied_port_says_how_to_pick_another(project):
     import socket
 

@@ -32,6 +32,7 @@ _JSON = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(_JSON)
 def test_the_fast_encoders_write_the_reference_bytes(value):

@@ -377,6 +377,7 @@ def test_every_known_marker_has_a_sample():
     assert sorted(set(SAMPLES) - set(REGISTRY.definitions)) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(REGISTRY.definitions))
 def test_a_known_marker_changes_the_output_or_says_it_is_not_applied(name, tmp_path):
     definition = REGISTRY.definitions[name]

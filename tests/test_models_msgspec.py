@@ -211,6 +211,7 @@ def test_generated_code_is_black_formatted_and_names_its_generator(generated):
     assert "from kgen.runtime.apimachinery_structs.meta.v1 import models as _meta_v1_models" in models
 
 
+@pytest.mark.slow
 def test_generated_code_passes_mypy_strict(generated, tmp_path):
     from test_typing import mypy_strict
 
@@ -354,6 +355,7 @@ gauges = optional(
 )  # fmt: skip
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(["Order", "Gauge"]), st.data())
 def test_json_documents_decode_and_encode_as_the_pydantic_models_do(generated, cls, data):
@@ -757,6 +759,7 @@ def test_defaulters_keep_set_values_of_structs_but_an_empty_omitempty_list_is_un
     assert widget.spec.tags == ["a", "b"]
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_strategies_draw_structs_that_round_trip_default_and_validate(example_structs, data):
@@ -784,6 +787,7 @@ def test_strategies_draw_structs_that_round_trip_default_and_validate(example_st
         assert all(str(error) for error in validate(obj))
 
 
+@pytest.mark.slow
 def test_conversion_between_structs_keeps_omitempty_lists_and_maps_never_none(generate_struct_project):
     """A hub field Go always writes may be None; converted into a version's omitempty field,
     which a struct holds as empty, it is empty: the object writes as Go writes it."""

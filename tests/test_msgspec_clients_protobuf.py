@@ -300,6 +300,7 @@ def test_every_generator_runs_on_structs_and_writes_black_formatted_code(api):
     assert "from kgen.runtime.apimachinery.meta.v1 import (" in compiled["depot/v1/generated_pb2.py"]
 
 
+@pytest.mark.slow
 def test_the_package_and_a_program_using_it_pass_mypy_strict(api, tmp_path):
     from test_typing import mypy_strict
 
@@ -393,6 +394,7 @@ def test_the_envelope_carries_structs(api):
     assert len(again.items) == 2 and semantic_equal(again.items[0], crate) and again.items[1] == structs.Crate()
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_every_drawn_struct_round_trips_through_protobuf(api, data):

@@ -19,6 +19,9 @@ from kgen.options import resolve_options
 
 from conftest import REPO
 
+# Each subset is imported by a Python interpreter of its own.
+pytestmark = pytest.mark.slow
+
 _PYTHON = [name for name in PYTHON_GENERATORS if name != "models"]
 SUBSETS = (
     [("models",)]

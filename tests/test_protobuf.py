@@ -364,6 +364,7 @@ from generated.example.v1beta1 import register as beta_register  # noqa: E402
 KINDS = [(register, kind) for register in (v1_register, beta_register) for kind in register.KINDS]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("register, kind", KINDS, ids=[f"{r.GROUP_VERSION.version}.{k}" for r, k in KINDS])
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())

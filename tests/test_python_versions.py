@@ -152,10 +152,12 @@ def test_supported_pythons_are_the_ones_the_package_declares():
     assert classifiers == set(SUPPORTED)
 
 
+@pytest.mark.slow
 def test_example_api_is_the_same_bytes_on_every_python(versions, tmp_path):
     assert_identical(generate_everywhere(REPO, tmp_path))
 
 
+@pytest.mark.slow
 def test_kgen_init_project_is_the_same_bytes_on_every_python(versions, tmp_path):
     project = tmp_path / "project"
     project.mkdir()
@@ -164,6 +166,7 @@ def test_kgen_init_project_is_the_same_bytes_on_every_python(versions, tmp_path)
     assert_identical(generate_everywhere(project, tmp_path))
 
 
+@pytest.mark.slow
 def test_python_names_as_go_names_are_the_same_bytes_on_every_python_and_import(versions, tmp_path):
     project = tmp_path / "stress"
     write_stress_input(project)
@@ -183,6 +186,7 @@ def test_python_names_as_go_names_are_the_same_bytes_on_every_python_and_import(
         assert done.returncode == 0, f"Python {version}: {done.stderr}"
 
 
+@pytest.mark.slow
 def test_runtime_models_are_the_same_bytes_on_every_python(versions):
     """kgen's own apimachinery models (`kgen bootstrap-runtime`) are checked for drift on each."""
     for version, python in versions.items():

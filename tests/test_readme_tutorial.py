@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import REPO
 
 OPERATOR_VENV = Path("/tmp/shop-operator")  # as the tutorial names it
@@ -29,6 +31,8 @@ def test_the_tutorial_has_the_steps_it_promises():
         assert step in script
 
 
+@pytest.mark.slow
+@pytest.mark.network
 def test_the_tutorial_runs_as_written(tmp_path):
     wheels = tmp_path / "wheels"
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(wheels), str(REPO)],

@@ -29,6 +29,9 @@ from generated.example.v1 import register as v1_register  # noqa: E402
 from generated.example.v1beta1 import models as beta_models  # noqa: E402
 from generated.example.v1beta1 import register as beta_register  # noqa: E402
 
+# Hypothesis runs of hundreds of objects per kind: over a minute in all.
+pytestmark = pytest.mark.slow
+
 ALL_GATES = Scope({"FrobberTurbo": True})
 SERVED = [
     (register, kind)

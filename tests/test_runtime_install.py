@@ -15,6 +15,9 @@ import pytest
 from conftest import REPO
 from kgen.extras import EXTRAS
 
+# Builds a wheel and pip-installs it, with its dependencies from the registry, into a new venv.
+pytestmark = [pytest.mark.slow, pytest.mark.network]
+
 USE = """
 import importlib.util, json, sys
 from generated.example import v1, v1beta1

@@ -16,6 +16,9 @@ import pytest
 
 from tests.serve_fixtures import MODELS, ServeProcess, example_api, frobber
 
+# kgen serve (uvicorn) in a subprocess.
+pytestmark = pytest.mark.slow
+
 FROBBERS = "/apis/example.kgen.dev/v1/namespaces/default/frobbers"
 TABLE = "application/json;as=Table;g=meta.k8s.io;v=v1"
 AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"

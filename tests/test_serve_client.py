@@ -10,6 +10,9 @@ import pytest
 
 from tests.serve_fixtures import MODELS, ServeProcess, example_api
 
+# kgen serve (uvicorn) in a subprocess, driven by the official Python client.
+pytestmark = pytest.mark.slow
+
 kubernetes = pytest.importorskip("kubernetes")
 
 

@@ -14,6 +14,9 @@ import pytest
 
 from tests.serve_fixtures import ServeProcess
 
+# npm-installs @kubernetes/client-node, then drives kgen serve (uvicorn) in a subprocess with it.
+pytestmark = [pytest.mark.slow, pytest.mark.network]
+
 SCRIPT = r"""
 import * as k8s from '@kubernetes/client-node';
 

@@ -21,6 +21,9 @@ from kgen.runtime.store import SqliteBackend
 from tests.serve_fixtures import ServeProcess, example_api, frobber
 from tests.store_fixtures import etcd_server  # noqa: F401
 
+# kgen serve (uvicorn) in a subprocess, on SQLite and on etcd.
+pytestmark = pytest.mark.slow
+
 FROBBERS = "/apis/example.kgen.dev/v1/namespaces/{ns}/frobbers"
 APPLY = "application/apply-patch+yaml"
 

@@ -14,7 +14,8 @@ import pytest
 
 from tests.serve_fixtures import MODELS, ServeProcess, example_api, requires_kubectl
 
-pytestmark = requires_kubectl
+# kubectl against kgen serve (uvicorn) in a subprocess.
+pytestmark = [requires_kubectl, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module", params=MODELS)

@@ -17,6 +17,9 @@ import pytest
 
 from tests.serve_fixtures import MODELS, REPO, ServeProcess, example_api, frobber, requires_kubectl
 
+# Every test starts kgen serve (uvicorn) in a subprocess.
+pytestmark = pytest.mark.slow
+
 FROBBERS = "/apis/example.kgen.dev/v1/namespaces/default/frobbers"
 
 

@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import collections
 
+import pytest
+
 from tests.sourcefuzz import fuzz
+
+# 250 mutated API sources through kgen generate, each output imported.
+pytestmark = pytest.mark.slow
 
 RUNS = 250
 

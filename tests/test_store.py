@@ -757,6 +757,7 @@ def test_retention_keeps_the_last_revisions():
     engine.close()
 
 
+@pytest.mark.slow
 def test_sqlite_file_shared_by_two_processes(tmp_path):
     path = tmp_path / "shared.db"
     backend = SqliteBackend(path, poll_interval=0.02)

@@ -346,6 +346,7 @@ def test_async_client_does_the_same(backend):
     asyncio.run(run())
 
 
+@pytest.mark.slow
 def test_informer_converges_and_accounts_for_every_call(backend):
     client = backend.client.Client(backend.transport())
     frobbers = client.frobbers("default")
@@ -424,6 +425,7 @@ def test_strategic_merge_is_refused_for_a_custom_resource_only_where_the_server_
     assert UnsupportedMediaType  # the type exists for servers that refuse it
 
 
+@pytest.mark.slow
 def test_informer_of_1000_objects_through_updates_and_a_forced_410(backend):
     """1,000 objects, 50 updates while watching, and a watch refused with 410 Expired in the
     middle: the cache ends equal to the server's state, and every handler call is accounted

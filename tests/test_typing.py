@@ -30,6 +30,7 @@ def mypy_strict(targets: list[str], cwd: Path, cache: Path, *extra: str) -> subp
     return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow
 def test_generated_example_runtime_and_user_code_pass_mypy_strict(mypy_cache):
     result = mypy_strict(
         ["generated", "kgen/runtime", str(USER_SCRIPT.relative_to(REPO))],
@@ -40,6 +41,7 @@ def test_generated_example_runtime_and_user_code_pass_mypy_strict(mypy_cache):
     assert result.stdout.startswith("Success: no issues found"), result.stdout
 
 
+@pytest.mark.slow
 def test_kgen_init_project_passes_mypy_strict(cli, tmp_path, mypy_cache):
     assert cli(["init"], tmp_path).exit_code == 0
     generated = cli(["generate"], tmp_path)

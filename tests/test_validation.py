@@ -430,6 +430,7 @@ def test_malformed_values_are_errors_never_exceptions():
 # -- property tests ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_validators_never_raise_on_random_objects(data):
@@ -483,6 +484,7 @@ def valid_frobbers(draw):
     return Frobber.from_dict({"metadata": metadata, "spec": spec, "status": {"readyReplicas": draw(st.integers(0, 5))}})
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(valid_frobbers())
 def test_valid_by_construction_objects_have_no_errors(obj):

@@ -217,6 +217,7 @@ def _meta_v1_structs() -> list[str]:
 NO_MESSAGE = {"Table", "TableColumnDefinition", "TableRow", "TableRowCondition"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", _meta_v1_structs())
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())

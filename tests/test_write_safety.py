@@ -199,6 +199,7 @@ def test_a_committed_run_is_reported_by_verify_and_completed_by_the_next_run(tmp
     assert _snapshot(root) == {f.path: f.content.encode() for f in _files("b")}
 
 
+@pytest.mark.slow
 def test_sigkill_at_any_moment_leaves_the_old_tree_or_the_new_one(tmp_path):
     """Kill a writing process at random moments (100 times): without a committed journal the
     tree is the old one or the new one; with one, completing it gives the new one."""
