@@ -111,7 +111,11 @@ def run_key(options: Options, bootstrap: bool) -> str:
         for directory, subdirs, filenames in os.walk(root):
             subdirs.sort()
             for filename in sorted(filenames):
-                if filename.endswith(".go") or filename in ("go.mod", "violation_exceptions.list") or filename in _HOOK_FILES:
+                if (
+                    filename.endswith(".go")
+                    or filename in ("go.mod", "violation_exceptions.list")
+                    or filename in _HOOK_FILES
+                ):
                     path = Path(directory) / filename
                     digest.update(path.relative_to(root).as_posix().encode() + b"\0")
                     try:

@@ -141,7 +141,9 @@ def _guarded(function):
     return wrapper
 
 
-def _options(config_path, input_dir, module, import_map, tags, output=None, only=None, strict=None, models=None) -> Options:
+def _options(
+    config_path, input_dir, module, import_map, tags, output=None, only=None, strict=None, models=None
+) -> Options:
     if config_path is not None and not config_path.exists():  # /dev/null: no settings
         raise OptionsError(f"--config {config_path}: no such file")
     found = config_path if config_path is not None else find_config(Path.cwd())
@@ -205,7 +207,9 @@ Examples:
     "--verify-only", "--check", "verify_only", is_flag=True,
     help="Write nothing; exit 1 with a diff when generated files drifted.",
 )  # fmt: skip
-@click.option("--strict", is_flag=True, default=None, help="Warnings are errors (exit 2); also `strict = true` in [tool.kgen].")
+@click.option(
+    "--strict", is_flag=True, default=None, help="Warnings are errors (exit 2); also `strict = true` in [tool.kgen]."
+)
 @click.option(
     "--models", "models", type=click.Choice(MODEL_BACKENDS), default=None,
     help="The model backend (default pydantic; also `models = ...` in [tool.kgen]): msgspec structs decode and encode in C.",
@@ -247,13 +251,17 @@ def generate(
     result = pipeline.generate(options, progress=_console.progress)
     shown = _console.warnings(result.diagnostics)
     if options.strict and shown:
-        _console.error(f"{shown} warning{'s' if shown != 1 else ''}, and warnings are errors (--strict); nothing was written")
+        _console.error(
+            f"{shown} warning{'s' if shown != 1 else ''}, and warnings are errors (--strict); nothing was written"
+        )
         sys.exit(EXIT_INPUT)
     targets = [(options.output, result.files, options.selected, HOMES)]
     if options.crd_output is not None and "crd" in options.selected:
         # CRDs in a directory of their own (kubebuilder's config/crd/bases), like controller-gen's
         # output:crd:artifacts:config: written, checked and cleaned as a second output root.
-        crds = [dataclasses.replace(f, path=f.path.removeprefix(HOMES["crd"])) for f in result.files if f.generator == "crd"]
+        crds = [
+            dataclasses.replace(f, path=f.path.removeprefix(HOMES["crd"])) for f in result.files if f.generator == "crd"
+        ]
         rest = [f for f in result.files if f.generator != "crd"]
         targets = [
             (options.output, rest, tuple(g for g in options.selected if g != "crd"), HOMES),
@@ -285,7 +293,12 @@ def _emit(targets, verify_only: bool, input_dir: Path, force: bool = False) -> N
 
 @main.command()
 @_input_options
-@click.option("-o", "--output-file", type=click.Path(dir_okay=False, path_type=Path), help="Write the JSON here instead of stdout.")
+@click.option(
+    "-o",
+    "--output-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the JSON here instead of stdout.",
+)
 @click.option("--schema", is_flag=True, help="Print the JSON Schema of the IR document instead.")
 @_guarded
 def ir(config_path, input_dir, module, import_map, tags, verbose, output_file, schema) -> None:
@@ -401,9 +414,20 @@ Examples:
   kgen serve --storage etcd:http://127.0.0.1:2379
 """,
 )
-@_input_options(verbose_help="Also log every request (the access log), and show notes and warnings about third-party packages.")
-@click.option("--address", default="127.0.0.1", show_default=True, help="Address to listen on; any but loopback means TLS and a bearer token.")
-@click.option("--port", type=click.IntRange(0, 65535), help="Port to listen on (default 8080, or 6443 with TLS; 0: any free port).")
+@_input_options(
+    verbose_help="Also log every request (the access log), and show notes and warnings about third-party packages."
+)
+@click.option(
+    "--address",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on; any but loopback means TLS and a bearer token.",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    help="Port to listen on (default 8080, or 6443 with TLS; 0: any free port).",
+)
 @click.option(
     "--storage", default="sqlite::memory:", show_default=True, metavar="URL",
     help="sqlite:PATH, sqlite::memory: or etcd:http://HOST:PORT.",
@@ -412,12 +436,37 @@ Examples:
     "--kubeconfig", "kubeconfig_path", type=click.Path(dir_okay=False, path_type=Path),
     help="Where to write the kubeconfig for this server (default: kgen's cache directory, serve/kubeconfig).",
 )  # fmt: skip
-@click.option("--tls/--no-tls", default=None, help="Serve HTTPS with a self-signed certificate and require a token (default: off on loopback only).")
-@click.option("--token", envvar="KGEN_SERVE_TOKEN", help="The bearer token clients must send (default: a random one, with TLS).")
-@click.option("--feature-gates", metavar="GATE=BOOL[,...]", default="", help="Feature gates the API's conversions and validation see.")
-@click.option("--storage-prefix", default="/registry/", show_default=True, help="Key prefix of the objects in the storage.")
-@click.option("--max-requests-inflight", type=click.IntRange(min=0), default=400, show_default=True, help="Read-only requests at once before 429 (0: no limit).")
-@click.option("--max-mutating-requests-inflight", type=click.IntRange(min=0), default=200, show_default=True, help="Writes at once before 429 (0: no limit).")
+@click.option(
+    "--tls/--no-tls",
+    default=None,
+    help="Serve HTTPS with a self-signed certificate and require a token (default: off on loopback only).",
+)
+@click.option(
+    "--token", envvar="KGEN_SERVE_TOKEN", help="The bearer token clients must send (default: a random one, with TLS)."
+)
+@click.option(
+    "--feature-gates",
+    metavar="GATE=BOOL[,...]",
+    default="",
+    help="Feature gates the API's conversions and validation see.",
+)
+@click.option(
+    "--storage-prefix", default="/registry/", show_default=True, help="Key prefix of the objects in the storage."
+)
+@click.option(
+    "--max-requests-inflight",
+    type=click.IntRange(min=0),
+    default=400,
+    show_default=True,
+    help="Read-only requests at once before 429 (0: no limit).",
+)
+@click.option(
+    "--max-mutating-requests-inflight",
+    type=click.IntRange(min=0),
+    default=200,
+    show_default=True,
+    help="Writes at once before 429 (0: no limit).",
+)
 @click.option(
     "--compaction-interval", type=click.FloatRange(min=0), default=300.0, show_default=True, metavar="SECONDS",
     help="How often history older than --history-seconds is compacted (0: never).",

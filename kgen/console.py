@@ -97,7 +97,9 @@ class Console:
             if self.verbosity > QUIET:
                 self.diagnostic(diagnostic)
         if hidden and self.verbosity > QUIET:
-            self._echo(f"kgen: {hidden} warning{'s' if hidden != 1 else ''} about third-party packages not shown (-v shows them)")
+            self._echo(
+                f"kgen: {hidden} warning{'s' if hidden != 1 else ''} about third-party packages not shown (-v shows them)"
+            )
         return shown
 
     # -- progress ------------------------------------------------------------------------
@@ -108,7 +110,7 @@ class Console:
             return
         if time.monotonic() - self.started < PROGRESS_AFTER:
             return
-        line = f"kgen: {status}"[:_width() - 1]
+        line = f"kgen: {status}"[: _width() - 1]
         self.stream.write("\r" + line + " " * max(0, len(self._status) - len(line)))
         self.stream.flush()
         self._status = line

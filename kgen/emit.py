@@ -80,9 +80,7 @@ class Report:
             if self.interrupted:
                 parts.append("an interrupted run's changes half-applied")
             return "kgen: generated files drifted: " + ", ".join(parts) + "; run `kgen generate` to update them"
-        return (
-            f"kgen: {len(self.written)} written, {len(self.unchanged)} unchanged, {len(self.deleted)} orphaned files removed"
-        )
+        return f"kgen: {len(self.written)} written, {len(self.unchanged)} unchanged, {len(self.deleted)} orphaned files removed"
 
 
 def check_paths(files: list[GeneratedFile]) -> None:
@@ -97,7 +95,9 @@ def check_paths(files: list[GeneratedFile]) -> None:
             or str(path) != generated.path
             or path.parts[0].startswith((STAGING_PREFIX, COMMIT_PREFIX))
         ):
-            raise EmitError(f"generator {generated.generator} produced a path outside the output root: {generated.path!r}")
+            raise EmitError(
+                f"generator {generated.generator} produced a path outside the output root: {generated.path!r}"
+            )
         if generated.path in seen:
             raise EmitError(f"two generated files have the same path: {generated.path}")
         seen.add(generated.path)
@@ -345,9 +345,7 @@ def recover(root: Path) -> bool:
 
 def interrupted(root: Path) -> bool:
     """True when a committed journal of an interrupted run is waiting to be completed."""
-    return root.is_dir() and any(
-        e.startswith(COMMIT_PREFIX) and (root / e).is_dir() for e in os.listdir(root)
-    )
+    return root.is_dir() and any(e.startswith(COMMIT_PREFIX) and (root / e).is_dir() for e in os.listdir(root))
 
 
 def _apply(root: Path, commit: Path) -> None:
@@ -384,7 +382,9 @@ def _make_parents(root: Path, directory: Path) -> None:
     for part in relative.parts:
         current = current / part
         if current.is_symlink():
-            raise EmitError(f"{display_path(current)} is a symbolic link; kgen does not follow links inside the output root")
+            raise EmitError(
+                f"{display_path(current)} is a symbolic link; kgen does not follow links inside the output root"
+            )
         if not current.exists():
             current.mkdir()
 
@@ -501,7 +501,9 @@ def _compare(
         for path in report.missing:
             report.diffs.append(f"missing: {display_path(root / path)}\n")
         for path in report.orphaned:
-            report.diffs.append(f"orphaned: {display_path(root / path)} (kgen's header, but this run does not generate it)\n")
+            report.diffs.append(
+                f"orphaned: {display_path(root / path)} (kgen's header, but this run does not generate it)\n"
+            )
         if pending:
             report.diffs.append(
                 f"interrupted: {display_path(root)} has a committed but unfinished run; `kgen generate` completes it\n"

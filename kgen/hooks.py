@@ -75,7 +75,9 @@ def read_hook_modules(directory: Path, shown_directory: str, diagnostics: Diagno
             )
             start = positions[statement].start
             found.append(
-                HookFunction(module, statement.name.value, required, flexible, Position(shown, start.line, start.column + 1))
+                HookFunction(
+                    module, statement.name.value, required, flexible, Position(shown, start.line, start.column + 1)
+                )
             )
     return found
 

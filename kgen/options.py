@@ -94,17 +94,23 @@ def load_config(path: Path) -> tuple[dict[str, Any], Path]:
     unknown = sorted(set(table) - known)
     if unknown:
         where = _key_line(path, "tool.kgen", unknown[0])
-        raise OptionsError(f"{where}: unknown [tool.kgen] settings: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+        raise OptionsError(
+            f"{where}: unknown [tool.kgen] settings: {', '.join(unknown)} (known: {', '.join(sorted(known))})"
+        )
     _check_setting_types(path, table)
     crd = table.get("crd", {})
     if not isinstance(crd, dict):
         raise OptionsError(f"{path}: [tool.kgen.crd] must be a table")
     unknown = sorted(set(crd) - _CRD_SETTINGS)
     if unknown:
-        raise OptionsError(f"{path}: unknown [tool.kgen.crd] settings: {', '.join(unknown)} (known: {', '.join(sorted(_CRD_SETTINGS))})")
+        raise OptionsError(
+            f"{path}: unknown [tool.kgen.crd] settings: {', '.join(unknown)} (known: {', '.join(sorted(_CRD_SETTINGS))})"
+        )
     length = crd.get("max-description-length")
     if length is not None and (not isinstance(length, int) or isinstance(length, bool) or length < 0):
-        raise OptionsError(f"{path}: [tool.kgen.crd] max-description-length must be a whole number >= 0, got {length!r}")
+        raise OptionsError(
+            f"{path}: [tool.kgen.crd] max-description-length must be a whole number >= 0, got {length!r}"
+        )
     if not isinstance(crd.get("embedded-object-meta", False), bool):
         raise OptionsError(f"{path}: [tool.kgen.crd] embedded-object-meta must be true or false")
     for key in ("output",):
@@ -141,7 +147,9 @@ def _check_setting_types(path: Path, table: dict[str, Any]) -> None:
     (`strict = true` below `[tool.kgen.import-map]`) says where it belongs."""
     for key in _STRING_SETTINGS:
         if key in table and not isinstance(table[key], str):
-            raise OptionsError(f"{_key_line(path, 'tool.kgen', key)}: [tool.kgen] {key} must be a string, got {table[key]!r}")
+            raise OptionsError(
+                f"{_key_line(path, 'tool.kgen', key)}: [tool.kgen] {key} must be a string, got {table[key]!r}"
+            )
     for key in _LIST_SETTINGS:
         value = table.get(key)
         if value is not None and (not isinstance(value, list) or not all(isinstance(v, str) for v in value)):
@@ -207,7 +215,9 @@ def parse_import_map(entries: list[str] | dict[str, str], base: Path) -> dict[st
 def _split_entry(entry: str) -> tuple[str, str]:
     import_path, sep, directory = entry.partition("=")
     if not sep or not import_path or not directory:
-        raise OptionsError(f"--import-map {entry!r}: expected IMPORTPATH=DIR, e.g. k8s.io/api/core/v1=third_party/core/v1")
+        raise OptionsError(
+            f"--import-map {entry!r}: expected IMPORTPATH=DIR, e.g. k8s.io/api/core/v1=third_party/core/v1"
+        )
     return import_path, directory
 
 
@@ -245,7 +255,7 @@ def resolve_options(
     if not module_path and require_module:
         raise OptionsError(
             f"kgen cannot tell the Go import path of {input_dir}: there is no go.mod in it or above it, and no "
-            "module is set; set it in pyproject.toml ([tool.kgen] module = \"example.com/project/apis\"), pass "
+            'module is set; set it in pyproject.toml ([tool.kgen] module = "example.com/project/apis"), pass '
             "--module, or add a go.mod (OpenAPI definition names and protobuf packages come from it)"
         )
     mapping = parse_import_map(config.get("import-map", config.get("import_map", {})), base)

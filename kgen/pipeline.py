@@ -30,7 +30,9 @@ class Result:
     diagnostics: Diagnostics
 
 
-def build(options: Options, *, bootstrap: bool = False, diagnostics: Diagnostics | None = None) -> tuple[Universe, Diagnostics]:
+def build(
+    options: Options, *, bootstrap: bool = False, diagnostics: Diagnostics | None = None
+) -> tuple[Universe, Diagnostics]:
     """Parse the input into the IR; raise InputError when any error was found."""
     diagnostics = diagnostics or Diagnostics()
     universe = build_universe(_carried(options, BuildOptions, bootstrap=bootstrap), diagnostics)
@@ -115,4 +117,7 @@ def print_warnings(diagnostics: Diagnostics, verbose: bool = False) -> None:
             continue
         print(diagnostic, file=sys.stderr)
     if hidden:
-        print(f"kgen: {hidden} warning{'s' if hidden != 1 else ''} about third-party packages not shown (-v shows them)", file=sys.stderr)
+        print(
+            f"kgen: {hidden} warning{'s' if hidden != 1 else ''} about third-party packages not shown (-v shows them)",
+            file=sys.stderr,
+        )

@@ -75,7 +75,7 @@ def _struct(universe: Universe, typedef: TypeDef, diagnostics: Diagnostics) -> l
         try:
             wire = shape(universe, member.type)
         except ShapeError as err:
-            diagnostics.error(where, f"{typedef.name}.{member.go_name}: {err}, or leave it out with protobuf:\"-\"")
+            diagnostics.error(where, f'{typedef.name}.{member.go_name}: {err}, or leave it out with protobuf:"-"')
             continue
         highest += 1
         name = field_name(member)

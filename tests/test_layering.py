@@ -136,3 +136,14 @@ def test_only_a_backend_knows_its_backend():
                 if needle in code:
                     found.append((relative, needle))
     assert found == []
+
+
+def test_kgens_own_code_is_formatted_as_its_settings_say():
+    """pyproject's [tool.black] describes kgen's code (generated code has its own settings)."""
+    import subprocess
+    import sys
+
+    checked = subprocess.run(
+        [sys.executable, "-m", "black", "--check", "--quiet", "kgen"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert checked.returncode == 0, checked.stderr

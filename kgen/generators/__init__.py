@@ -79,6 +79,7 @@ PYTHON_GENERATORS = tuple(name for name in GENERATORS if name not in SCHEMA_GENE
 #: types' `.proto` files kgen ships (with their compiled modules and converters).
 RUNTIME_GENERATORS = (*PYTHON_GENERATORS, "protobuf")
 
+
 def generators_for(name: str) -> dict[str, Generator]:
     """The generators of a model backend: its own models and deepcopy generators, the
     others shared."""
@@ -92,4 +93,14 @@ def unavailable_for(name: str, names: tuple[str, ...]) -> list[str]:
     return [] if available is None else [n for n in names if n not in available]
 
 
-__all__ = ["CHECKS", "GENERATORS", "generators_for", "unavailable_for", "PYTHON_GENERATORS", "RUNTIME_GENERATORS", "SCHEMA_GENERATORS", "Generator", "GeneratorOptions"]
+__all__ = [
+    "CHECKS",
+    "GENERATORS",
+    "generators_for",
+    "unavailable_for",
+    "PYTHON_GENERATORS",
+    "RUNTIME_GENERATORS",
+    "SCHEMA_GENERATORS",
+    "Generator",
+    "GeneratorOptions",
+]

@@ -269,7 +269,9 @@ class _Planner:
             out.append(self._direction(hub, external, self.pair.hub, self.pair.external))
         return out
 
-    def _direction(self, source: TypeDef, target: TypeDef, source_package: Package, target_package: Package) -> Direction:
+    def _direction(
+        self, source: TypeDef, target: TypeDef, source_package: Package, target_package: Package
+    ) -> Direction:
         direction = Direction(
             source, target, label(source_package), label(target_package), hub_label=self.hub_label,
             source_go_package=source_package.go_name, target_go_package=target_package.go_name,
@@ -290,9 +292,7 @@ class _Planner:
                 continue
             expression = self.expression(src_field.type, dst_field.type, f"src.{src_field.python_name}", 0)
             if expression is None:
-                direction.mismatched.append(
-                    f"{'.'.join(src_field.go_path)} ({src_field.type} -> {dst_field.type})"
-                )
+                direction.mismatched.append(f"{'.'.join(src_field.go_path)} ({src_field.type} -> {dst_field.type})")
                 continue
             direction.assignments.append((dst_field.python_name, self.fit(expression, target, dst_field)))
         return direction
@@ -303,7 +303,9 @@ class _Planner:
         if not self.context.empty_when_omitted(field):
             return expression
         base = underlying(self.universe, field.type)
-        empty = {"slice": "[]", "map": "{}"}.get(base.kind) or ('b""' if base.kind == "basic" and base.basic == "bytes" else None)
+        empty = {"slice": "[]", "map": "{}"}.get(base.kind) or (
+            'b""' if base.kind == "basic" and base.basic == "bytes" else None
+        )
         if empty is None:
             return expression
         if expression.startswith("None if "):
@@ -346,13 +348,17 @@ class _Planner:
             arguments = []
             for f in flat:
                 inner = by_path.get(f.go_path[len(head) :])
-                expression = self.expression(f.type, inner.type, f"src.{f.python_name}", 0) if inner is not None else None
+                expression = (
+                    self.expression(f.type, inner.type, f"src.{f.python_name}", 0) if inner is not None else None
+                )
                 if expression is None:
                     direction.mismatched.append(f"{'.'.join(f.go_path)} ({f.type} -> {dst_field.type})")
                     continue
                 arguments.append(f"{inner.python_name}={self.fit(expression, struct, inner)}")
                 handled.add(f.go_path)
-            direction.assignments.append((dst_field.python_name, f"{self.context.class_ref(struct)}({', '.join(arguments)})"))
+            direction.assignments.append(
+                (dst_field.python_name, f"{self.context.class_ref(struct)}({', '.join(arguments)})")
+            )
         return handled
 
     def _struct_of(self, ref: TypeRef) -> TypeDef | None:
@@ -432,8 +438,11 @@ class _Planner:
         """The zero value of a type apimachinery converts to and from a pointer, as Python."""
         base = underlying(self.universe, ref)
         if base.kind == "basic":
-            return {"string": '""', "bool": "False", "float32": "0.0", "float64": "0.0"}.get(base.basic or "", "0") \
-                if base.basic != "bytes" else None
+            return (
+                {"string": '""', "bool": "False", "float32": "0.0", "float64": "0.0"}.get(base.basic or "", "0")
+                if base.basic != "bytes"
+                else None
+            )
         if base.kind == "named":
             typedef = self.universe.resolve(base)
             if typedef.kind == "python" and typedef.name in ("IntOrString", "Duration"):
@@ -520,7 +529,11 @@ def unhooked(module: _Module, pair: Pair, direction: Direction) -> bool:
 
 def omitted(module: _Module, direction: Direction) -> bool:
     """A conversion written by hand that nothing uses and nobody wrote: nothing is generated."""
-    return direction.by_hand and not module.needed(direction) and module.home.hook("conversion", direction.hook_name) is None
+    return (
+        direction.by_hand
+        and not module.needed(direction)
+        and module.home.hook("conversion", direction.hook_name) is None
+    )
 
 
 def in_go(module: _Module, pair: Pair) -> bool:
@@ -583,7 +596,9 @@ def _check_marked_without_conversion(universe: Universe, diagnostics: Diagnostic
             why = f"its types and its hub are the same package ({hub.import_path})"
         else:
             why = f"{external.import_path} and its hub {hub.import_path} have no struct type of the same name"
-        diagnostics.warning(Position.parse(marker.position), f"{package.import_path} gets no conversion functions: {why}")
+        diagnostics.warning(
+            Position.parse(marker.position), f"{package.import_path} gets no conversion functions: {why}"
+        )
 
 
 def _check_pending(module, pending: list[str], hooks_file: str, diagnostics: Diagnostics) -> None:
@@ -599,8 +614,7 @@ def _check_pending(module, pending: list[str], hooks_file: str, diagnostics: Dia
     diagnostics.warning(
         where,
         f"{len(pending)} conversion{'s' if len(pending) != 1 else ''} of {module.home.import_path} need "
-        f"hand-written hooks in {hooks_file}; until they are written they raise ConversionError: "
-        + ", ".join(pending),
+        f"hand-written hooks in {hooks_file}; until they are written they raise ConversionError: " + ", ".join(pending),
     )
 
 

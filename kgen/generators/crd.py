@@ -165,7 +165,11 @@ def _version(version: Version) -> dict[str, Any]:
     for marker in kind.markers:
         if marker.name != "kubebuilder:printcolumn":
             continue
-        column = {"name": marker.args.get("name"), "type": marker.args.get("type"), "jsonPath": marker.args.get("JSONPath")}
+        column = {
+            "name": marker.args.get("name"),
+            "type": marker.args.get("type"),
+            "jsonPath": marker.args.get("JSONPath"),
+        }
         for key in ("description", "format", "priority"):
             if marker.args.get(key) not in (None, ""):
                 column[key] = marker.args[key]
@@ -389,7 +393,9 @@ def structural_problems(schema: dict[str, Any], path: str = "") -> list[tuple[st
     if schema.get("x-kubernetes-list-type") == "map":
         items = schema.get("items", {})
         if not schema.get("x-kubernetes-list-map-keys"):
-            problems.append((here, "x-kubernetes-list-map-keys: Required value: must not be empty if x-kubernetes-list-type is map"))
+            problems.append(
+                (here, "x-kubernetes-list-map-keys: Required value: must not be empty if x-kubernetes-list-type is map")
+            )
         for key in schema.get("x-kubernetes-list-map-keys", []):
             if key not in items.get("properties", {}):
                 problems.append((here, f"x-kubernetes-list-map-keys: {key!r} is not a property of the items"))
@@ -536,7 +542,8 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
             where = Position.parse(version.kind.position)
             for path, problem in structural_problems(version.schema):
                 diagnostics.error(
-                    where, f"CRD {resource.kind} {version.package.version}: schema is not structural at {path}: {problem}"
+                    where,
+                    f"CRD {resource.kind} {version.package.version}: schema is not structural at {path}: {problem}",
                 )
             _check_rule_costs(universe, resource, version, diagnostics)
             for marker in version.kind.markers:
@@ -550,7 +557,9 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
                     diagnostics.error(at, f"+kubebuilder:printcolumn type {marker.args['type']!r} must be one of "
                                           f"{', '.join(PRINTER_TYPES)}")  # fmt: skip
                 if marker.args.get("JSONPath") and not str(marker.args["JSONPath"]).startswith("."):
-                    diagnostics.error(at, f"+kubebuilder:printcolumn JSONPath {marker.args['JSONPath']!r} must start with '.'")
+                    diagnostics.error(
+                        at, f"+kubebuilder:printcolumn JSONPath {marker.args['JSONPath']!r} must start with '.'"
+                    )
             for marker in version.kind.markers:
                 if marker.name == "kubebuilder:selectablefield":
                     at = Position.parse(marker.position) if marker.position else where

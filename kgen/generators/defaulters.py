@@ -51,7 +51,6 @@ class DefaulterView:
     statements: list[str]
 
 
-
 def hooks_by_type(package: Package) -> dict[str, tuple[Hook | None, list[Hook]]]:
     """Base and additional defaulting hooks per type name of a package."""
     names = sorted((t.python_name for t in package.types), key=len, reverse=True)

@@ -126,9 +126,7 @@ def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFil
     own = {p.output_dir for p in universe.generated_packages}
     for directory in sorted(directories - own):
         path = f"{directory}/__init__.py" if directory else "__init__.py"
-        files.append(
-            render_python("models/namespace_init.py.j2", path, NAME, (), directory=directory or ".")
-        )
+        files.append(render_python("models/namespace_init.py.j2", path, NAME, (), directory=directory or "."))
     return files
 
 
@@ -187,7 +185,9 @@ def _alias_target(context: ModuleContext, typedef: TypeDef) -> str:
 
 def _enum(context: ModuleContext, typedef: TypeDef, base: TypeRef) -> EnumView:
     is_string = base.basic == "string"
-    values = [(v.python_name, repr(v.value) if not is_string else py_string(str(v.value)), v.doc) for v in typedef.enum_values]
+    values = [
+        (v.python_name, repr(v.value) if not is_string else py_string(str(v.value)), v.doc) for v in typedef.enum_values
+    ]
     return EnumView(
         name=typedef.python_name,
         base=context.runtime("StringEnum" if is_string else "IntEnum"),

@@ -56,7 +56,19 @@ RUNTIME_PACKAGE = "kgen.runtime.apimachinery_structs"
 """Where kgen's well-known packages live as struct models (beside the pydantic ones)."""
 
 #: The generators that work on msgspec models; the others are refused with their names.
-AVAILABLE = ("models", "deepcopy", "scheme", "openapi", "crd", "validation", "defaulters", "strategies", "conversion", "protobuf", "client")
+AVAILABLE = (
+    "models",
+    "deepcopy",
+    "scheme",
+    "openapi",
+    "crd",
+    "validation",
+    "defaulters",
+    "strategies",
+    "conversion",
+    "protobuf",
+    "client",
+)
 
 _BASIC_FACTORIES = {"string": "str", "bool": "bool", "float32": "float", "float64": "float"}
 _NEVER_ZERO = frozenset({"kgen.runtime.timeutil:Time", "kgen.runtime.timeutil:MicroTime"})
@@ -254,7 +266,9 @@ def gvk_fields(universe: Universe, typedef: TypeDef) -> list[Field]:
     return [
         f
         for f in typedef.fields
-        if f.omitempty and f.type.kind == "basic" and field_default(context, package, typedef, f)[0] != zero_value(context, f.type)[0]
+        if f.omitempty
+        and f.type.kind == "basic"
+        and field_default(context, package, typedef, f)[0] != zero_value(context, f.type)[0]
     ]
 
 
@@ -347,7 +361,9 @@ def _models_file(universe: Universe, package: Package) -> GeneratedFile:
             if enum_base(universe, typedef) is not None:
                 definitions.append(("enum", _enum(context, typedef, underlying(universe, typedef.underlying))))
             else:
-                definitions.append(("alias", AliasView(typedef.python_name, _alias_target(context, typedef), typedef.doc)))
+                definitions.append(
+                    ("alias", AliasView(typedef.python_name, _alias_target(context, typedef), typedef.doc))
+                )
         else:
             definitions.append(("class", _class(context, package, typedef)))
     return render_python(

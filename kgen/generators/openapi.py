@@ -205,7 +205,9 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
             rule = key.split(",", 1)[0]
             diagnostics.error(where, f"{text}: {_advice(rule)}, or list it in {API_RULE_EXCEPTIONS} of the input")
     for key in sorted(known.keys() - seen):
-        diagnostics.warning(Position(API_RULE_EXCEPTIONS, 0, 0), f"{known[key]!r} no longer happens; remove it from the list")
+        diagnostics.warning(
+            Position(API_RULE_EXCEPTIONS, 0, 0), f"{known[key]!r} no longer happens; remove it from the list"
+        )
 
 
 def _advice(rule: str) -> str:

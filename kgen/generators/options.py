@@ -18,6 +18,7 @@ class GeneratorOptions:
     @property
     def wired(self) -> tuple[str, ...]:
         return self.wiring or self.generators
+
     crd_max_description_length: int | None = None
     """Cut CRD descriptions longer than this at a sentence or word (0 drops them), as
     controller-gen's crd:maxDescLen: keeps large CRDs under the annotation size limit of

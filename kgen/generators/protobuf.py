@@ -317,7 +317,7 @@ class _Planner:
         try:
             wire = shape(self.universe, member.type)
         except ShapeError as err:
-            self.problem(where, f"{typedef.name}.{member.go_name}: {err}, or leave it out with protobuf:\"-\"")
+            self.problem(where, f'{typedef.name}.{member.go_name}: {err}, or leave it out with protobuf:"-"')
             return None
         if not self.reference(proto, wire, where, f"{typedef.name}.{member.go_name}"):
             return None

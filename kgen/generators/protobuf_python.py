@@ -64,7 +64,9 @@ def compile_protos(sources: dict[str, str], targets: list[str]) -> dict[str, tup
         code = protoc.main(["grpc_tools.protoc", f"-I{root / 'in'}", f"--python_out={root / 'out'}",
                             f"--pyi_out={root / 'out'}", *targets])  # fmt: skip
         if code != 0:
-            raise CompileError(f"protoc failed on the generated .proto files ({', '.join(targets)}); this is a kgen bug")
+            raise CompileError(
+                f"protoc failed on the generated .proto files ({', '.join(targets)}); this is a kgen bug"
+            )
         out = {}
         for name in targets:
             # protoc writes the module named after the file: dots and slashes both nest
@@ -81,8 +83,12 @@ def strict_stub(text: str) -> str:
     text = re.sub(r"\*\*kwargs\b(?!:)", "**kwargs: _Any", text)
     # A message named like a Python keyword (a Go type `and`) is reachable only through
     # getattr: its class statement cannot be written, and references to it are `Any`.
-    text = re.sub(r"^class (\w+)\(_message\.Message\):\n(?:(?:    .*)?\n)*?(?=\S|\Z)",
-                  lambda m: "" if m.group(1) in PYTHON_KEYWORDS else m.group(0), text, flags=re.M)
+    text = re.sub(
+        r"^class (\w+)\(_message\.Message\):\n(?:(?:    .*)?\n)*?(?=\S|\Z)",
+        lambda m: "" if m.group(1) in PYTHON_KEYWORDS else m.group(0),
+        text,
+        flags=re.M,
+    )
     text = re.sub(r"globals\(\)\['(\w+)'\]", "_Any", text)
     if "_Any" in text:
         typing_import = re.compile(r"^from typing import ", re.M)
@@ -148,7 +154,9 @@ def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFil
     return files
 
 
-def python_modules(universe: Universe, plan: Plan, chosen: list[ProtoFile], models: str = "pydantic") -> list[GeneratedFile]:
+def python_modules(
+    universe: Universe, plan: Plan, chosen: list[ProtoFile], models: str = "pydantic"
+) -> list[GeneratedFile]:
     """The compiled messages and the converters of the `chosen` files, for the model backend
     `models`."""
     every = [proto for proto in plan.files.values() if proto.messages]
@@ -225,8 +233,11 @@ class _Writer:
             name=typedef.python_name,
             message=_attribute(self.pb2(), message.name),
             # protoc's stub cannot declare a class named like a Python keyword (a Go type `and`)
-            message_type=(self.context.python_class("typing:Any")
-                          if message.name in PYTHON_KEYWORDS else f"{self.pb2()}.{message.name}"),
+            message_type=(
+                self.context.python_class("typing:Any")
+                if message.name in PYTHON_KEYWORDS
+                else f"{self.pb2()}.{message.name}"
+            ),
             to_lines=to_lines,
             from_lines=from_lines,
             present=None if self.structs else sorted(covered),
@@ -347,7 +358,11 @@ class _Writer:
             return [f"{self.runtime(typedef, 0)}({value}, {target})"]
         wrapper = self.var("w")  # a named slice or map: { items = 1 }, present even when empty
         items = wire_items(self.universe, typedef)
-        return [f"{wrapper} = {target}", f"{wrapper}.SetInParent()", *self.to_field(items, "items", False, value, wrapper)]
+        return [
+            f"{wrapper} = {target}",
+            f"{wrapper}.SetInParent()",
+            *self.to_field(items, "items", False, value, wrapper),
+        ]
 
     # -- message -> model ------------------------------------------------------------------
 

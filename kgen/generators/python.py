@@ -94,6 +94,7 @@ class ModuleContext:
         """An expression true when the field `target` holds is unset, where the backend has
         its own (None: the generic test applies)."""
         return None
+
     """The model backend of the module (`--models`)."""
 
     def runtime(self, name: str) -> str:

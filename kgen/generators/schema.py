@@ -291,7 +291,9 @@ class SchemaBuilder:
         if rules:  # controller-gen does not read +union: types a CRD embeds from elsewhere get no rules
             schema.setdefault("x-kubernetes-validations", [])[:0] = rules
         if self.dialect != "crd" and typedef.unions:
-            unions = [self.union_extension(u) for u in typedef.unions if u.discriminator or u.origin in _OPENAPI_GEN_UNIONS]
+            unions = [
+                self.union_extension(u) for u in typedef.unions if u.discriminator or u.origin in _OPENAPI_GEN_UNIONS
+            ]
             if unions:
                 schema["x-kubernetes-unions"] = unions
         structure = self.struct_type(typedef)
@@ -332,7 +334,9 @@ class SchemaBuilder:
             schema["x-kubernetes-map-type"] = map_type.value
         if f.has_marker("kubebuilder:pruning:PreserveUnknownFields"):
             schema["x-kubernetes-preserve-unknown-fields"] = True
-        if f.has_marker("kubebuilder:validation:EmbeddedResource") or f.has_marker("kubebuilder:validation:XEmbeddedResource"):
+        if f.has_marker("kubebuilder:validation:EmbeddedResource") or f.has_marker(
+            "kubebuilder:validation:XEmbeddedResource"
+        ):
             schema["x-kubernetes-embedded-resource"] = True
             schema.setdefault("x-kubernetes-preserve-unknown-fields", True)
             schema.setdefault("type", "object")
@@ -507,7 +511,9 @@ class SchemaBuilder:
                 else:
                     out["uniqueItems"] = True
             for value in c.neq:
-                rules.append({"rule": f"self != {_cel_literal(value)}", "message": f"must not be equal to {json.dumps(value)}"})
+                rules.append(
+                    {"rule": f"self != {_cel_literal(value)}", "message": f"must not be equal to {json.dumps(value)}"}
+                )
             if c.immutable:
                 rules.append({"rule": "self == oldSelf", "message": "field is immutable"})
             for rule in c.rules:
@@ -557,14 +563,21 @@ class SchemaBuilder:
                         "message": f"{m.json_name} must be set exactly when {d} is {json.dumps(m.member_name)}",
                     })  # fmt: skip
                 if fallback:
-                    rules.append({"rule": f"!({unset}) || {count} <= 1", "message": f"at most one of the fields in {listed} may be set"})
+                    rules.append(
+                        {
+                            "rule": f"!({unset}) || {count} <= 1",
+                            "message": f"at most one of the fields in {listed} may be set",
+                        }
+                    )
                 continue
             if union.mode == "exactlyOne":
                 rules.append({"rule": f"{count} == 1", "message": f"exactly one of the fields in {listed} must be set"})
             elif union.mode == "zeroOrOne":
                 rules.append({"rule": f"{count} <= 1", "message": f"at most one of the fields in {listed} may be set"})
             else:
-                rules.append({"rule": f"{count} >= 1", "message": f"at least one of the fields in {listed} must be set"})
+                rules.append(
+                    {"rule": f"{count} >= 1", "message": f"at least one of the fields in {listed} must be set"}
+                )
         return rules
 
     @staticmethod

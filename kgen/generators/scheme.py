@@ -62,8 +62,11 @@ def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFil
                 storage=storage_kinds(universe, package),
                 with_defaulters=with_defaulters,
                 with_conversion=with_conversion,
-                hub_kinds=[k for k in conversion.is_hub(universe, package) if k in {t.name for t in kinds}]
-                if "conversion" in options.wired else [],
+                hub_kinds=(
+                    [k for k in conversion.is_hub(universe, package) if k in {t.name for t in kinds}]
+                    if "conversion" in options.wired
+                    else []
+                ),
                 with_validation=with_validation,
                 model_base=backend(options.models).model_base,
                 docstring=docstring,

@@ -98,7 +98,11 @@ def _field(context: ModuleContext, package: Package, typedef: TypeDef, field: Fi
     if (typedef.is_kind or typedef.is_list) and field.go_path[:1] == ("TypeMeta",):
         if package.internal or package.builtin:
             return 'st.just("")'
-        value = (f"{package.group}/{package.version}" if package.group else package.version) if field.json_name == "apiVersion" else typedef.name
+        value = (
+            (f"{package.group}/{package.version}" if package.group else package.version)
+            if field.json_name == "apiVersion"
+            else typedef.name
+        )
         return f"st.just({py_string(value)})"
     strategy = _strategy(context, field.type, "depth", _field_may_be_none(context, package, typedef, field))
     if field.default is not None and field.type.kind != "pointer":

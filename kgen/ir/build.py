@@ -135,9 +135,7 @@ class _Builder(PackageLoading, ConstantValues, UniversePasses):
 
     # -- resolution -------------------------------------------------------------
 
-    def resolve_expr(
-        self, expr: TypeExpr, package: str, go_file: GoFile, allow_any: bool = False
-    ) -> TypeRef | None:
+    def resolve_expr(self, expr: TypeExpr, package: str, go_file: GoFile, allow_any: bool = False) -> TypeRef | None:
         kind = expr.kind
         if kind == "ident":
             if expr.name in _BASIC and expr.name not in self.packages[package].decls:
@@ -192,7 +190,9 @@ class _Builder(PackageLoading, ConstantValues, UniversePasses):
             return TypeRef(kind="map", key=key, elem=elem)
         if kind == "interface":
             if not expr.empty_interface:
-                self._unsupported(expr.position, "interface types with methods cannot be serialized; API types hold data only")
+                self._unsupported(
+                    expr.position, "interface types with methods cannot be serialized; API types hold data only"
+                )
                 return None
             return self._any(expr, allow_any)
         messages = {
@@ -233,8 +233,14 @@ class _Builder(PackageLoading, ConstantValues, UniversePasses):
             return key.basic not in ("bool", "float32", "float64", "bytes")
         if key.kind == "named":
             target = self.typedef(key.package, key.name)
-            return target is not None and target.kind == "named" and target.underlying is not None and (
-                target.underlying.kind == "basic" and target.underlying.basic not in ("bool", "float32", "float64", "bytes")
+            return (
+                target is not None
+                and target.kind == "named"
+                and target.underlying is not None
+                and (
+                    target.underlying.kind == "basic"
+                    and target.underlying.basic not in ("bool", "float32", "float64", "bytes")
+                )
             )
         return False
 
@@ -273,7 +279,9 @@ class _Builder(PackageLoading, ConstantValues, UniversePasses):
             for marker in out:
                 definition = REGISTRY.lookup(marker.name)
                 if definition is not None and definition.unapplied:
-                    self.diagnostics.warning(Position.parse(marker.position), f"+{marker.name} is not applied: {definition.unapplied}")
+                    self.diagnostics.warning(
+                        Position.parse(marker.position), f"+{marker.name} is not applied: {definition.unapplied}"
+                    )
         return tuple(self._first_of_repeats(out))
 
     def _first_of_repeats(self, markers: list[Marker]) -> list[Marker]:
@@ -301,9 +309,7 @@ class _Builder(PackageLoading, ConstantValues, UniversePasses):
 
     def _is_opaque_decl(self, decl: TypeDecl) -> bool:
         blocks = (decl.prior, decl.doc)
-        return any(
-            raw.text.split("=")[0] in _OPAQUE_MARKERS for block in blocks for raw in extract_markers(block)
-        )
+        return any(raw.text.split("=")[0] in _OPAQUE_MARKERS for block in blocks for raw in extract_markers(block))
 
     # -- type definitions ---------------------------------------------------------
 
@@ -498,7 +504,9 @@ class _Builder(PackageLoading, ConstantValues, UniversePasses):
         info = self.packages.get(import_path)
         if info is None or info.role != "api":
             return False
-        directory = info.source.relative_dir.rsplit("/", 1)[-1] if info.source.relative_dir else info.source.directory.name
+        directory = (
+            info.source.relative_dir.rsplit("/", 1)[-1] if info.source.relative_dir else info.source.directory.name
+        )
         return bool(_VERSION.match(directory)) or any(m.name == "versionName" for m in info.markers)
 
     def _holds_data_ref(self, ref: TypeRef, member: FieldDecl) -> bool:
@@ -506,7 +514,9 @@ class _Builder(PackageLoading, ConstantValues, UniversePasses):
         for named in _named_refs(ref):
             decl = self._declaration(named.package, named.name)
             if decl is not None and not _holds_data(decl):
-                what = {"func": "a func type", "chan": "a channel type"}.get(decl.type.kind, "an interface with methods")
+                what = {"func": "a func type", "chan": "a channel type"}.get(
+                    decl.type.kind, "an interface with methods"
+                )
                 name = member.names[0] if member.names else _embedded_name(member.type)
                 self._unsupported(
                     member.type.position,
@@ -674,7 +684,14 @@ class _Builder(PackageLoading, ConstantValues, UniversePasses):
             # so a field never builds the type it points to (a pointer may close a cycle).
             ref = member.type.elem if member.type.kind == "pointer" else member.type
             if ref.kind == "named" and self._declaration(ref.package, ref.name) is not None:
-                marker = next((m for m in self.type_markers(ref.package, ref.name) if m.name in ("default", "kubebuilder:default")), None)
+                marker = next(
+                    (
+                        m
+                        for m in self.type_markers(ref.package, ref.name)
+                        if m.name in ("default", "kubebuilder:default")
+                    ),
+                    None,
+                )
                 value = self._default_value(marker, ref.package) if marker else None
                 from_ref = marker is not None and isinstance(marker.value, ConstRef)
         if value is None or (member.type.kind != "pointer" and self._is_zero_json(member.type, value)):
@@ -731,9 +748,15 @@ class _Builder(PackageLoading, ConstantValues, UniversePasses):
         return json_tag.omitempty or json_tag.omitzero
 
     def _classify(self, typedef: TypeDef) -> TypeDef:
-        promoted = {m.type.name for m in typedef.members if m.promoted and m.type.kind == "named" and m.type.package == META_V1}
+        promoted = {
+            m.type.name for m in typedef.members if m.promoted and m.type.kind == "named" and m.type.package == META_V1
+        }
         metadata = next((f for f in typedef.fields if f.json_name == "metadata"), None)
-        meta_name = metadata.type.name if metadata and metadata.type.kind == "named" and metadata.type.package == META_V1 else None
+        meta_name = (
+            metadata.type.name
+            if metadata and metadata.type.kind == "named" and metadata.type.package == META_V1
+            else None
+        )
         if "TypeMeta" not in promoted:
             return typedef
         items = next((f for f in typedef.fields if f.json_name == "items"), None)
@@ -775,7 +798,9 @@ class _Builder(PackageLoading, ConstantValues, UniversePasses):
             if info.role == "api" or (self.options.bootstrap and info.builtin) or self._built_in(path)
         ]
         self._check_python_collisions(packages)
-        return Universe(module=self.options.module, packages=tuple(packages), api_rule_exceptions=self._api_rule_exceptions())
+        return Universe(
+            module=self.options.module, packages=tuple(packages), api_rule_exceptions=self._api_rule_exceptions()
+        )
 
     def _check_group_version(self, info: _SourceInfo, group: str, version: str) -> None:
         """A group is a DNS subdomain (or "" for the core group) and a version a DNS label
@@ -798,9 +823,15 @@ class _Builder(PackageLoading, ConstantValues, UniversePasses):
             if check.fullmatch(value) and len(value) <= (253 if name == "groupName" else 63):
                 continue
             marker = next((m for m in info.markers if m.name == name), None)
-            where = Position(*_split_pos(marker.position)) if marker is not None and marker.position else self._package_position(info)
-            what = "a lowercase DNS subdomain such as example.com (or empty for the core group)" if name == "groupName" else (
-                "a lowercase DNS label starting with a letter, such as v1 or v1beta1"
+            where = (
+                Position(*_split_pos(marker.position))
+                if marker is not None and marker.position
+                else self._package_position(info)
+            )
+            what = (
+                "a lowercase DNS subdomain such as example.com (or empty for the core group)"
+                if name == "groupName"
+                else ("a lowercase DNS label starting with a letter, such as v1 or v1beta1")
             )
             source = f"+{name}" if marker is not None else "the package directory"
             self.diagnostics.error(where, f"{source} gives {name[:-4]} {value!r}, which is not {what}")
@@ -826,7 +857,9 @@ class _Builder(PackageLoading, ConstantValues, UniversePasses):
             relative = import_path.removeprefix(APIMACHINERY).replace("apis/", "", 1)
             output_dir = "/".join(names.python_identifier(p) for p in relative.split("/"))
             python_package = (
-                output_dir.replace("/", ".") if self.options.bootstrap else f"{RUNTIME_PACKAGE}.{output_dir.replace('/', '.')}"
+                output_dir.replace("/", ".")
+                if self.options.bootstrap
+                else f"{RUNTIME_PACKAGE}.{output_dir.replace('/', '.')}"
             )
             generate = self.options.bootstrap
         elif info.dependency:
@@ -848,7 +881,9 @@ class _Builder(PackageLoading, ConstantValues, UniversePasses):
             shown_directory = source.files[0].path.rsplit("/", 1)[0] if "/" in source.files[0].path else ""
             found = read_hook_modules(source.directory, shown_directory, self.diagnostics)
             hooks = tuple(
-                Hook(module=h.module, name=h.name, parameters=h.parameters, flexible=h.flexible, position=str(h.position))
+                Hook(
+                    module=h.module, name=h.name, parameters=h.parameters, flexible=h.flexible, position=str(h.position)
+                )
                 for h in found
             )
             if hooks:
@@ -892,7 +927,9 @@ class _Builder(PackageLoading, ConstantValues, UniversePasses):
             files=tuple(f.path for f in source.files),
             types=tuple(types),
             hooks=hooks,
-            manual_conversions=tuple(sorted({n for f in source.files for n in f.functions if n.startswith("Convert_")})),
+            manual_conversions=tuple(
+                sorted({n for f in source.files for n in f.functions if n.startswith("Convert_")})
+            ),
             hooks_module=hooks_module,
         )
 

@@ -64,16 +64,18 @@ _CONTROLLER_GEN_K8S = frozenset({"k8s:optional", "k8s:required", "k8s:immutable"
 """The validation-gen tags controller-gen (0.21) reads."""
 
 
-def constraints(
-    markers: Iterable[Marker], package_presence: str | None = None, view: str = "all"
-) -> Constraints:
+def constraints(markers: Iterable[Marker], package_presence: str | None = None, view: str = "all") -> Constraints:
     """The constraints the validation markers among `markers` declare.
 
     `view` says whose reading: `all` (what kgen's validators enforce), `openapi` (what
     openapi-gen publishes: no controller-gen markers, no validation-gen rule tags) or `crd`
     (what controller-gen publishes: no validation-gen rule tags but the three it reads)."""
     if view == "openapi":
-        markers = [m for m in markers if not m.name.startswith(("k8s:", "kubebuilder:")) or m.name in ("k8s:optional", "k8s:required")]
+        markers = [
+            m
+            for m in markers
+            if not m.name.startswith(("k8s:", "kubebuilder:")) or m.name in ("k8s:optional", "k8s:required")
+        ]
     elif view == "crd":
         markers = [m for m in markers if not m.name.startswith("k8s:") or m.name in _CONTROLLER_GEN_K8S]
     values: dict[str, Any] = {}
@@ -261,7 +263,9 @@ def unions(
         discriminator = next((f for f in own if f.has_marker("unionDiscriminator")), None)
         for f in deprecated:
             if not f.optional:
-                report(f.position, f"field {f.go_name}: a union member (+unionDeprecated) must be optional; add +optional")
+                report(
+                    f.position, f"field {f.go_name}: a union member (+unionDeprecated) must be optional; add +optional"
+                )
         found.append(
             Union(
                 mode="zeroOrOne",
@@ -280,7 +284,9 @@ def unions(
                     (mode, marker.args.get("union", "")),
                     {"members": [], "discriminator": None, "position": marker.position, "origin": marker.name},
                 )
-                group["members"].append(UnionMember(json_name=f.json_name, member_name=marker.args.get("memberName", f.go_name)))
+                group["members"].append(
+                    UnionMember(json_name=f.json_name, member_name=marker.args.get("memberName", f.go_name))
+                )
             elif marker.name == "k8s:unionDiscriminator":
                 group = groups.setdefault(
                     ("exactlyOne", marker.args.get("union", "")),

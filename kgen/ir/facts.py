@@ -88,7 +88,9 @@ def _storage(universe: Universe) -> Storage:
                 # out with +kubebuilder:skipversion cannot); a kind without object metadata
                 # (a component configuration) gets no CRD and is stored nowhere: its
                 # preferred version is its hub, as for Kubernetes' own groups.
-                candidates = [(p, t) for p, t in served if t.is_resource and not t.has_marker("kubebuilder:skipversion")]
+                candidates = [
+                    (p, t) for p, t in served if t.is_resource and not t.has_marker("kubebuilder:skipversion")
+                ]
                 if not candidates:
                     versions[(group, kind)] = served[0][0].version
                     continue
@@ -122,7 +124,9 @@ def storage_kinds(universe: Universe, package: Package) -> list[str]:
     if package.internal:
         return []
     stored = storage(universe).versions
-    return [t.name for t in served_kinds(package) if t.is_kind and stored.get((package.group, t.name)) == package.version]
+    return [
+        t.name for t in served_kinds(package) if t.is_kind and stored.get((package.group, t.name)) == package.version
+    ]
 
 
 def pluralize(word: str) -> str:

@@ -66,7 +66,9 @@ _RESERVED_ATTRIBUTES = (
 )
 
 # A word: an acronym with a plural s (IPs, CIDRs), an acronym, a capitalized word, digits.
-_WORD = re.compile(r"[A-Z]+[0-9]+(?=[A-Z_]|$)|[A-Z]{2,}s(?=[A-Z0-9_]|$)|[A-Z]+(?=[A-Z][a-z]|[0-9_]|$)|[A-Z]?[a-z]+[0-9]*|[A-Z]+|[0-9]+")
+_WORD = re.compile(
+    r"[A-Z]+[0-9]+(?=[A-Z_]|$)|[A-Z]{2,}s(?=[A-Z0-9_]|$)|[A-Z]+(?=[A-Z][a-z]|[0-9_]|$)|[A-Z]?[a-z]+[0-9]*|[A-Z]+|[0-9]+"
+)
 
 
 def snake_case(name: str) -> str:

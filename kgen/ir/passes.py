@@ -86,10 +86,11 @@ class UniversePasses:
                     continue
                 target, position = step
                 if state.get(target) == 1:
-                    cycle = path[path.index(target):] + [target]
+                    cycle = path[path.index(target) :] + [target]
                     self.diagnostics.error(
                         position,
-                        "import cycle not allowed: " + " imports ".join(cycle)
+                        "import cycle not allowed: "
+                        + " imports ".join(cycle)
                         + " (Go refuses it too): move what both need into a package that both import",
                     )
                 elif not state.get(target):
@@ -175,8 +176,13 @@ class UniversePasses:
                     f"Go's encoding/json takes it, a CRD's schema would drop it; kgen writes {target.json_name!r}",
                 )
             if target.json_name in out:
-                self.diagnostics.error(position, f"{where}: keys {target.json_name!r} and {key!r} both set field {target.go_name}; keep one")
-            out[target.json_name] = self._match_keys(target.type, item, where, position, visiting | {(ref.package, ref.name)})
+                self.diagnostics.error(
+                    position,
+                    f"{where}: keys {target.json_name!r} and {key!r} both set field {target.go_name}; keep one",
+                )
+            out[target.json_name] = self._match_keys(
+                target.type, item, where, position, visiting | {(ref.package, ref.name)}
+            )
         return out
 
     def _check_value_cycles(self) -> None:
@@ -187,7 +193,8 @@ class UniversePasses:
                 edges[key] = [
                     (f.type.package, f.type.name)
                     for f in typedef.fields
-                    if f.type.kind == "named" and (t := self.typedefs.get((f.type.package, f.type.name))) is not None
+                    if f.type.kind == "named"
+                    and (t := self.typedefs.get((f.type.package, f.type.name))) is not None
                     and t.kind == "struct"
                 ]
         state: dict[tuple[str, str], int] = {}  # 1 visiting, 2 done
@@ -257,7 +264,9 @@ class UniversePasses:
                 )
                 continue
             broken = _replace_named(typedef.underlying, set(in_cycle))
-            self.typedefs[key] = typedef.model_copy(update={"underlying": broken, "recursive_underlying": typedef.underlying})
+            self.typedefs[key] = typedef.model_copy(
+                update={"underlying": broken, "recursive_underlying": typedef.underlying}
+            )
 
     def _check_python_collisions(self, packages: list[Package]) -> None:
         for package in packages:

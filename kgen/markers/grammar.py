@@ -131,7 +131,7 @@ def _unquoted(text: str):
                 continue
             if ch == quote:
                 quote = ""
-        elif ch in "\"`":
+        elif ch in '"`':
             quote = ch
         else:
             if ch in "({[":

@@ -104,7 +104,7 @@ def _json(text: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as err:
         raise ValueError(
-            f"must be a JSON value (strings in double quotes, e.g. \"Always\"), got {text!r}: {err.msg}"
+            f'must be a JSON value (strings in double quotes, e.g. "Always"), got {text!r}: {err.msg}'
         ) from None
 
 
@@ -232,9 +232,7 @@ class Registry:
             diagnostics.error(raw.position, str(err))
             return None
 
-    def _parse_text(
-        self, text: str, position: Position, scope: Scope, diagnostics: Diagnostics
-    ) -> Marker | None:
+    def _parse_text(self, text: str, position: Position, scope: Scope, diagnostics: Diagnostics) -> Marker | None:
         syntax = grammar.split_marker(text)
         definition = self.lookup(syntax.name)
         keyword_text: str | None = None
@@ -282,9 +280,7 @@ class Registry:
                     f"marker +{definition.name} needs a value ({definition.value_type}), as in +{definition.name}=..."
                 )
         elif definition.value is None:
-            raise ValueError(
-                f"marker +{definition.name} takes arguments as +{definition.name}:key=value,key2=value2"
-            )
+            raise ValueError(f"marker +{definition.name} takes arguments as +{definition.name}:key=value,key2=value2")
         else:
             try:
                 value = definition.value(syntax.value)  # type: ignore[operator]
@@ -307,7 +303,9 @@ class Registry:
             parse = schema.get(key)
             if parse is None:
                 expected = ", ".join(k or "<positional>" for k in schema) or "none"
-                raise ValueError(f"marker +{definition.name}: unknown argument {key or 'positional'!r} (expected {expected})")
+                raise ValueError(
+                    f"marker +{definition.name}: unknown argument {key or 'positional'!r} (expected {expected})"
+                )
             try:
                 args[key] = parse(text)
             except ValueError as err:
@@ -324,10 +322,34 @@ def _build_registry() -> Registry:
     # gengo families.
     r.add("k8s:deepcopy-gen", {P, T}, _string, "deepcopy-gen: package, true or false",
           inert="Python deep copies need no opt-in")  # fmt: skip
-    r.add("k8s:deepcopy-gen:interfaces", {T}, _string, "interfaces the deep copy implements (runtime.Object)", repeatable=True)
-    r.add("k8s:deepcopy-gen:nonpointer-interfaces", {T}, _bool, "deepcopy-gen: implement interfaces on the value type", inert="Go method receivers; Python objects have none")
-    r.add("k8s:defaulter-gen", {P, T}, _string, "defaulter-gen: generate defaulters for types with this field (TypeMeta) or false", inert="kgen's defaulters cover every type of a package")
-    r.add("k8s:defaulter-gen-input", {P}, _string, "defaulter-gen: package whose types are defaulted", inert="kgen's defaulters are written beside the types they default")
+    r.add(
+        "k8s:deepcopy-gen:interfaces",
+        {T},
+        _string,
+        "interfaces the deep copy implements (runtime.Object)",
+        repeatable=True,
+    )
+    r.add(
+        "k8s:deepcopy-gen:nonpointer-interfaces",
+        {T},
+        _bool,
+        "deepcopy-gen: implement interfaces on the value type",
+        inert="Go method receivers; Python objects have none",
+    )
+    r.add(
+        "k8s:defaulter-gen",
+        {P, T},
+        _string,
+        "defaulter-gen: generate defaulters for types with this field (TypeMeta) or false",
+        inert="kgen's defaulters cover every type of a package",
+    )
+    r.add(
+        "k8s:defaulter-gen-input",
+        {P},
+        _string,
+        "defaulter-gen: package whose types are defaulted",
+        inert="kgen's defaulters are written beside the types they default",
+    )
     r.add("k8s:conversion-gen", {P, T, F}, _string, "conversion-gen: internal package to convert to, or false")
     r.add("k8s:conversion-gen-external-types", {P}, _string, "conversion-gen: package holding the external types")
     r.add("k8s:conversion-fn", {T, F}, _one_of("copy-only", "drop"), "conversion-gen: how to convert this member")
@@ -341,18 +363,56 @@ def _build_registry() -> Registry:
           "and its JSON form with +kgen:jsonType")  # fmt: skip
     r.add("protobuf.embed", {T}, _string, "go-to-protobuf: embed the type as this scalar",
           unapplied="kgen writes the type's own message from its fields")  # fmt: skip
-    r.add("protobuf.options.(gogoproto.goproto_stringer)", {T}, _bool, "go-to-protobuf: gogo stringer option", inert="a Go String() method")
+    r.add(
+        "protobuf.options.(gogoproto.goproto_stringer)",
+        {T},
+        _bool,
+        "go-to-protobuf: gogo stringer option",
+        inert="a Go String() method",
+    )
     lifecycle = "Go methods the API server reads to warn about deprecated versions"
-    r.add("k8s:prerelease-lifecycle-gen", {P, T}, _bool, "prerelease-lifecycle-gen: generate lifecycle methods", inert=lifecycle)
+    r.add(
+        "k8s:prerelease-lifecycle-gen",
+        {P, T},
+        _bool,
+        "prerelease-lifecycle-gen: generate lifecycle methods",
+        inert=lifecycle,
+    )
     for stage in ("introduced", "deprecated", "removed", "replacement"):
         r.add(f"k8s:prerelease-lifecycle-gen:{stage}", {T}, _string, f"prerelease-lifecycle-gen: version the kind was {stage}",
               inert=lifecycle)  # fmt: skip
-    r.add("k8s:deprecated", {T, F}, _string, "tombstone for a removed field: <json name>,protobuf=<number>", repeatable=True)
+    r.add(
+        "k8s:deprecated",
+        {T, F},
+        _string,
+        "tombstone for a removed field: <json name>,protobuf=<number>",
+        repeatable=True,
+    )
     # validation-gen.
-    r.add("k8s:validation-gen", {P}, _string, "validation-gen: package or TypeMeta", inert="kgen validates every type of a package")
-    r.add("k8s:validation-gen-input", {P}, _string, "validation-gen: input package", inert="kgen's validators are written beside the types they check")
-    r.add("k8s:validation-gen-scheme-registry", {P}, _string, "validation-gen: scheme registry", inert="the Go scheme validators register in; kgen's register in the package's scheme")
-    r.add("k8s:validation-gen-test-fixture", {P}, _string, "validation-gen: test fixture mode", inert="Go test fixtures")
+    r.add(
+        "k8s:validation-gen",
+        {P},
+        _string,
+        "validation-gen: package or TypeMeta",
+        inert="kgen validates every type of a package",
+    )
+    r.add(
+        "k8s:validation-gen-input",
+        {P},
+        _string,
+        "validation-gen: input package",
+        inert="kgen's validators are written beside the types they check",
+    )
+    r.add(
+        "k8s:validation-gen-scheme-registry",
+        {P},
+        _string,
+        "validation-gen: scheme registry",
+        inert="the Go scheme validators register in; kgen's register in the package's scheme",
+    )
+    r.add(
+        "k8s:validation-gen-test-fixture", {P}, _string, "validation-gen: test fixture mode", inert="Go test fixtures"
+    )
     for name in ("optional", "required", "forbidden"):
         r.add(f"k8s:{name}", {T, F}, flag, f"validation: field is {name}")
     for name in ("minimum", "maximum"):
@@ -376,21 +436,80 @@ def _build_registry() -> Registry:
     r.add("k8s:unique", {T, F}, _one_of("set", "map"), "validation: items are unique")
     r.add("k8s:eachVal", {T, F}, marker, "validation: apply a marker to every list item or map value", repeatable=True)
     r.add("k8s:eachKey", {T, F}, marker, "validation: apply a marker to every map key", repeatable=True)
-    r.add("k8s:subfield", {T, F}, marker, "validation: apply a marker to a named subfield", repeatable=True, paren_args={"": _string})
+    r.add(
+        "k8s:subfield",
+        {T, F},
+        marker,
+        "validation: apply a marker to a named subfield",
+        repeatable=True,
+        paren_args={"": _string},
+    )
     r.add("k8s:item", {T, F}, marker, "validation: apply a marker to the list item with these keys", repeatable=True,
           paren_args=_ANY_ARGS, unapplied="kgen does not yet check the items a +k8s:item selects; +k8s:eachVal checks every item")  # fmt: skip
-    r.add("k8s:unionMember", {F}, flag, "validation: member of a union", paren_args={"union": _string, "memberName": _string}, repeatable=True)
+    r.add(
+        "k8s:unionMember",
+        {F},
+        flag,
+        "validation: member of a union",
+        paren_args={"union": _string, "memberName": _string},
+        repeatable=True,
+    )
     r.add("k8s:unionDiscriminator", {F}, flag, "validation: discriminator of a union", paren_args={"union": _string})
-    r.add("k8s:zeroOrOneOfMember", {F}, flag, "validation: at most one of the members is set", paren_args={"union": _string})
+    r.add(
+        "k8s:zeroOrOneOfMember",
+        {F},
+        flag,
+        "validation: at most one of the members is set",
+        paren_args={"union": _string},
+    )
     r.add("k8s:immutable", {T, F}, flag, "validation: may not change once set")
-    r.add("k8s:update", {T, F}, _list_of("NoSet", "NoUnset", "NoModify", "NoAddItem", "NoRemoveItem"), "validation: update restrictions", repeatable=True)
-    r.add("k8s:monotonic", {T, F}, _one_of("increasing", "decreasing"), "validation: value may only grow (or shrink) on update", value_optional=True)
-    r.add("k8s:ifEnabled", {T, F, C}, marker, "validation: apply a marker when a feature gate is on", paren_args={"": _string}, repeatable=True)
-    r.add("k8s:ifDisabled", {T, F, C}, marker, "validation: apply a marker when a feature gate is off", paren_args={"": _string}, repeatable=True)
+    r.add(
+        "k8s:update",
+        {T, F},
+        _list_of("NoSet", "NoUnset", "NoModify", "NoAddItem", "NoRemoveItem"),
+        "validation: update restrictions",
+        repeatable=True,
+    )
+    r.add(
+        "k8s:monotonic",
+        {T, F},
+        _one_of("increasing", "decreasing"),
+        "validation: value may only grow (or shrink) on update",
+        value_optional=True,
+    )
+    r.add(
+        "k8s:ifEnabled",
+        {T, F, C},
+        marker,
+        "validation: apply a marker when a feature gate is on",
+        paren_args={"": _string},
+        repeatable=True,
+    )
+    r.add(
+        "k8s:ifDisabled",
+        {T, F, C},
+        marker,
+        "validation: apply a marker when a feature gate is off",
+        paren_args={"": _string},
+        repeatable=True,
+    )
     r.add("k8s:alpha", {T, F}, marker, "validation: the marker is alpha-level", paren_args={"since": _string}, repeatable=True,
           inert="alpha rules only shadow the hand-written ones; they are not enforced")  # fmt: skip
-    r.add("k8s:beta", {T, F}, marker, "validation: the marker is beta-level", paren_args={"since": _string}, repeatable=True)
-    r.add("k8s:declarativeValidationNative", {T, F}, flag, "validation: declarative only", inert="kgen's validation is declarative only")
+    r.add(
+        "k8s:beta",
+        {T, F},
+        marker,
+        "validation: the marker is beta-level",
+        paren_args={"since": _string},
+        repeatable=True,
+    )
+    r.add(
+        "k8s:declarativeValidationNative",
+        {T, F},
+        flag,
+        "validation: declarative only",
+        inert="kgen's validation is declarative only",
+    )
     # Discriminated ("modal") rules: the field named by +k8s:discriminator chooses which rules
     # hold (validation-gen 1.36 spells them discriminator/member, 1.37 modeDiscriminator/ifMode).
     for name in ("k8s:discriminator", "k8s:modeDiscriminator"):
@@ -403,14 +522,50 @@ def _build_registry() -> Registry:
           paren_args={"": _string}, repeatable=True)  # fmt: skip
     r.add("k8s:dependentForbidden", {F}, flag, "validation: when this field is set, the named field must not be",
           paren_args={"": _string}, repeatable=True)  # fmt: skip
-    r.add("k8s:customUnique", {F, T}, flag, "validation: the list's items are unique by hand-written code (no generated check)")
-    r.add("k8s:customValidation", {F, T}, flag, "validation: hand-written code validates this value too", inert="hand-written checks are kgen validation hooks")
-    r.add("k8s:validation-gen-nolint", {P, T, F}, flag, "validation-gen: do not lint this package or type", inert="validation-gen's lint")
-    r.add("k8s:conversion-gen:explicit-from", {T}, _string, "conversion-gen: also convert from this type (net/url.Values: query parameters)", inert="Go conversions from url.Values; kgen serve reads query parameters itself")
+    r.add(
+        "k8s:customUnique",
+        {F, T},
+        flag,
+        "validation: the list's items are unique by hand-written code (no generated check)",
+    )
+    r.add(
+        "k8s:customValidation",
+        {F, T},
+        flag,
+        "validation: hand-written code validates this value too",
+        inert="hand-written checks are kgen validation hooks",
+    )
+    r.add(
+        "k8s:validation-gen-nolint",
+        {P, T, F},
+        flag,
+        "validation-gen: do not lint this package or type",
+        inert="validation-gen's lint",
+    )
+    r.add(
+        "k8s:conversion-gen:explicit-from",
+        {T},
+        _string,
+        "conversion-gen: also convert from this type (net/url.Values: query parameters)",
+        inert="Go conversions from url.Values; kgen serve reads query parameters itself",
+    )
     r.add("k8s:opaqueType", {F}, flag, "validation: do not descend into the field's type",
           unapplied="kgen's validators descend into the field's type and check it with its own rules")  # fmt: skip
-    r.add("k8s:isSubresource", {T}, _string, "validation: the type is served at this subresource", inert="validation-gen's subresource wiring")
-    r.add("k8s:supportsSubresource", {T}, _string, "validation: the type supports this subresource", repeatable=True, inert="validation-gen's subresource wiring")
+    r.add(
+        "k8s:isSubresource",
+        {T},
+        _string,
+        "validation: the type is served at this subresource",
+        inert="validation-gen's subresource wiring",
+    )
+    r.add(
+        "k8s:supportsSubresource",
+        {T},
+        _string,
+        "validation: the type supports this subresource",
+        repeatable=True,
+        inert="validation-gen's subresource wiring",
+    )
     r.add("k8s:neq", {T, F}, _json_or_bare, "validation: value may not equal this", repeatable=True)
     # Field semantics shared by openapi-gen, apply and validation.
     r.add("optional", {F}, flag, "the field may be omitted")
@@ -421,13 +576,32 @@ def _build_registry() -> Registry:
     r.add("listMapKey", {T, F}, _string, "key field of a map list", repeatable=True)
     r.add("mapType", {T, F}, _one_of("granular", "atomic"), "map semantics for apply")
     r.add("structType", {T, F}, _one_of("granular", "atomic"), "struct semantics for apply")
-    r.add("patchStrategy", {F}, _string, "strategic merge patch strategy (merge, replace, retainKeys)", inert="the struct tag (patchStrategy:\"...\") is what openapi-gen and the API server read")
-    r.add("patchMergeKey", {F}, _string, "strategic merge patch key", inert="the struct tag (patchMergeKey:\"...\") is what openapi-gen and the API server read")
+    r.add(
+        "patchStrategy",
+        {F},
+        _string,
+        "strategic merge patch strategy (merge, replace, retainKeys)",
+        inert='the struct tag (patchStrategy:"...") is what openapi-gen and the API server read',
+    )
+    r.add(
+        "patchMergeKey",
+        {F},
+        _string,
+        "strategic merge patch key",
+        inert='the struct tag (patchMergeKey:"...") is what openapi-gen and the API server read',
+    )
     r.add("union", {T, F}, flag, "the struct (or inlined field) is a union", paren_args={"deprecated": _string})
     r.add("unionDiscriminator", {F}, flag, "discriminator of the union")
     r.add("unionDeprecated", {F}, flag, "deprecated member of the union")
     r.add("enum", {T}, flag, "the type's constants are its allowed values")
-    r.add("featureGate", {F, C}, _string, "the field (or enum value) is alpha/beta behind this feature gate", repeatable=True, inert="documentation for API review; gated rules are +k8s:ifEnabled")
+    r.add(
+        "featureGate",
+        {F, C},
+        _string,
+        "the field (or enum value) is alpha/beta behind this feature gate",
+        repeatable=True,
+        inert="documentation for API review; gated rules are +k8s:ifEnabled",
+    )
     r.add("resourceName", {T}, _string, "resource name when it differs from the lower-cased plural")
     # client-gen.
     r.add("genclient", {T}, flag, "generate a typed client for this kind")
@@ -437,10 +611,22 @@ def _build_registry() -> Registry:
     r.add("genclient:readonly", {T}, flag, "only get, list and watch")
     r.add("genclient:onlyVerbs", {T}, _list_of(*_VERBS), "only these verbs")
     r.add("genclient:skipVerbs", {T}, _list_of(*_VERBS), "all verbs but these")
-    r.add("genclient:method", {T}, _string, "an extra method: Name,verb=...,subresource=...,input=...,result=...", repeatable=True)
+    r.add(
+        "genclient:method",
+        {T},
+        _string,
+        "an extra method: Name,verb=...,subresource=...,input=...,result=...",
+        repeatable=True,
+    )
     # controller-gen.
     r.add("kubebuilder:object:root", {T}, flag, "the type is a root object (kind)")
-    r.add("kubebuilder:object:generate", {P, T}, _bool, "generate object methods", inert="Python deep copies need no opt-in")
+    r.add(
+        "kubebuilder:object:generate",
+        {P, T},
+        _bool,
+        "generate object methods",
+        inert="Python deep copies need no opt-in",
+    )
     r.add("kubebuilder:skip", {P}, flag, "skip this package")
     r.add("kubebuilder:subresource:status", {T}, flag, "the kind has a /status subresource")
     r.add("kubebuilder:subresource:scale", {T}, None, "the kind has a /scale subresource",
@@ -455,8 +641,21 @@ def _build_registry() -> Registry:
     r.add("kubebuilder:skipversion", {T}, flag, "leave this version out of the CRD")
     r.add("kubebuilder:unservedversion", {T}, flag, "this version is not served")
     r.add("kubebuilder:deprecatedversion", {T}, None, "this version is deprecated", keyword_args={"warning": _string})
-    r.add("kubebuilder:selectablefield", {T}, None, "a field selector", repeatable=True, keyword_args={"JSONPath": _string})
-    r.add("kubebuilder:metadata", {T}, None, "CRD labels and annotations", keyword_args={"annotations": _list, "labels": _list})
+    r.add(
+        "kubebuilder:selectablefield",
+        {T},
+        None,
+        "a field selector",
+        repeatable=True,
+        keyword_args={"JSONPath": _string},
+    )
+    r.add(
+        "kubebuilder:metadata",
+        {T},
+        None,
+        "CRD labels and annotations",
+        keyword_args={"annotations": _list, "labels": _list},
+    )
     r.add("kubebuilder:default", {T, F}, _json_or_bare, "default value applied when the field is unset")
     r.add("kubebuilder:example", {T, F}, _json_or_bare, "example value")
     r.add("kubebuilder:title", {T, F}, _string, "schema title")
@@ -492,18 +691,39 @@ def _build_registry() -> Registry:
     r.add("kubebuilder:validation:XIntOrString", {T, F}, flag, "the field is an int or a string")
     # kgen's own.
     r.add("kgen:storageVersion", {T}, flag, "this version is the storage version of the kind")
-    r.add("kgen:python", {T}, _string, "the type is implemented by this Python class (module:Name); its JSON form is custom")
+    r.add(
+        "kgen:python",
+        {T},
+        _string,
+        "the type is implemented by this Python class (module:Name); its JSON form is custom",
+    )
     r.add("kgen:jsonType", {T}, _one_of("string", "integer", "number", "boolean", "object", "int-or-string", "any"),
           "JSON type of a type implemented by a Python class")  # fmt: skip
     r.add("kgen:mutable", {T}, flag, "instances of a Python-implemented type are mutable and must be copied")
-    r.add("kgen:celCost", {P, T, F}, _one_of("error", "warn"),
-          "a CEL rule over the API server's cost budget: an error (the default: the server refuses the CRD) or, "
-          "for rules declared here (in this package, on this type or field), a warning")
+    r.add(
+        "kgen:celCost",
+        {P, T, F},
+        _one_of("error", "warn"),
+        "a CEL rule over the API server's cost budget: an error (the default: the server refuses the CRD) or, "
+        "for rules declared here (in this package, on this type or field), a warning",
+    )
     r.add("kgen:opaque", {T, F}, flag, "arbitrary JSON: the value is kept as parsed")
     return r
 
 
-_VERBS = ("create", "update", "updateStatus", "delete", "deleteCollection", "get", "list", "watch", "patch", "apply", "applyStatus")
+_VERBS = (
+    "create",
+    "update",
+    "updateStatus",
+    "delete",
+    "deleteCollection",
+    "get",
+    "list",
+    "watch",
+    "patch",
+    "apply",
+    "applyStatus",
+)
 
 
 class _AnyArgs(dict):

@@ -56,9 +56,12 @@ def json_value_schema(
         "int": core_schema.int_schema(strict=True),
         "float": core_schema.float_schema(strict=True, allow_inf_nan=False),
     }
-    check = checks[kinds[0]] if len(kinds) == 1 else core_schema.union_schema([checks[k] for k in kinds], mode="left_to_right")
+    check = (
+        checks[kinds[0]]
+        if len(kinds) == 1
+        else core_schema.union_schema([checks[k] for k in kinds], mode="left_to_right")
+    )
     cache = DecodedCache(decode)
     return core_schema.no_info_after_validator_function(
         cache.__getitem__, core_schema.custom_error_schema(check, "value_type", custom_error_message=type_error)
     )
-

@@ -43,7 +43,11 @@ class APIError(Exception):
 
     def to_status(self) -> Status:
         """This error as a metav1.Status object."""
-        from kgen.runtime.apimachinery.meta.v1.models import Status, StatusCause as Cause, StatusDetails  # noqa: PLC0415 - the models import the runtime core
+        from kgen.runtime.apimachinery.meta.v1.models import (
+            Status,
+            StatusCause as Cause,
+            StatusDetails,
+        )  # noqa: PLC0415 - the models import the runtime core
 
         details = StatusDetails(
             causes=[Cause(reason=c.type, message=c.message, field=c.field) for c in self.causes] or None,

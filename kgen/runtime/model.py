@@ -241,7 +241,9 @@ class Model(BaseModel):
             data = yamlio.to_json(text)
         except yamlio.YAMLError as err:
             error = PydanticCustomError("yaml_invalid", "Invalid YAML: {error}", {"error": str(err)})
-            raise ValidationError.from_exception_data(cls.__name__, [{"type": error, "loc": (), "input": text}]) from None
+            raise ValidationError.from_exception_data(
+                cls.__name__, [{"type": error, "loc": (), "input": text}]
+            ) from None
         return cls.from_json(data)
 
     def to_yaml(self, sort_keys: bool = False) -> str:
@@ -266,7 +268,9 @@ class Model(BaseModel):
         unwritable = gojson.unwritable_string(data)
         if unwritable is not None:
             path, text = unwritable
-            raise ValidationError.from_exception_data(cls.__name__, [{"type": "string_unicode", "loc": path, "input": text}])
+            raise ValidationError.from_exception_data(
+                cls.__name__, [{"type": "string_unicode", "loc": path, "input": text}]
+            )
         try:
             return cls.__pydantic_validator__.validate_python(  # type: ignore[no-any-return]
                 data, strict=True, extra="ignore", by_alias=True, by_name=False, context=DECODE
@@ -364,7 +368,9 @@ def _null_means_zero(schema: Any) -> None:
             metadata=_NOT_IN_JSON_SCHEMA,
         )
         with_default["schema"] = core_schema.union_schema(
-            [(value, _VALUE_BRANCH), (zero, _NULL_BRANCH)], mode="left_to_right", serialization=value.get("serialization")
+            [(value, _VALUE_BRANCH), (zero, _NULL_BRANCH)],
+            mode="left_to_right",
+            serialization=value.get("serialization"),
         )
 
 
@@ -404,9 +410,7 @@ def _clean_error(err: ValidationError, cls: type[Model] | None) -> ValidationErr
     branch `_null_means_zero` adds, or its labels in locations; and an unknown name given
     from Python says which fields there are."""
     errors = err.errors(include_url=False)
-    if not any(
-        e["type"] == "extra_forbidden" or _VALUE_BRANCH in e["loc"] or _NULL_BRANCH in e["loc"] for e in errors
-    ):
+    if not any(e["type"] == "extra_forbidden" or _VALUE_BRANCH in e["loc"] or _NULL_BRANCH in e["loc"] for e in errors):
         return err
     line_errors: list[Any] = []
     for error in errors:

@@ -332,7 +332,9 @@ def _unknown() -> Unknown:
     return generated_pb2.Unknown()
 
 
-def encode_envelope(api_version: str, kind: str, raw: bytes, content_encoding: str = "", content_type: str = "") -> bytes:
+def encode_envelope(
+    api_version: str, kind: str, raw: bytes, content_encoding: str = "", content_type: str = ""
+) -> bytes:
     """`k8s\\0` + the Unknown message, every field written as apimachinery writes it."""
     unknown = _unknown()
     unknown.typeMeta.apiVersion = api_version

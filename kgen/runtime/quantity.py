@@ -307,7 +307,12 @@ def _parse(text: str) -> tuple[Decimal, str]:
 def _canonical(value: Decimal, fmt: str) -> str:
     if value == 0:
         return "0"
-    if fmt == BINARY_SI and value.copy_abs() >= 1024 and value.adjusted() < _MAX_PADDED_DIGITS and value == value.to_integral_value():
+    if (
+        fmt == BINARY_SI
+        and value.copy_abs() >= 1024
+        and value.adjusted() < _MAX_PADDED_DIGITS
+        and value == value.to_integral_value()
+    ):
         integer = int(value)
         power = 0
         while power < 6 and integer % (1024 ** (power + 1)) == 0:

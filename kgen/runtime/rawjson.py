@@ -274,7 +274,6 @@ class _RawJSON:
             serialization=core_schema.plain_serializer_function_ser_schema(lambda v: v.to_json()),
         )
 
-
     @classmethod
     def __get_pydantic_json_schema__(cls, schema: Any, handler: Any) -> dict[str, Any]:
         """Any JSON value (`x-kubernetes-preserve-unknown-fields`), as the OpenAPI documents say it."""

@@ -298,7 +298,7 @@ class Scheme:
                 raise
             causes = [StatusCause("FieldValueInvalid", message, field) for message, field in said]
             raise bad_request(
-                f"{kind} in version \"{group_version.version}\" cannot be handled as a {kind}: "
+                f'{kind} in version "{group_version.version}" cannot be handled as a {kind}: '
                 + "; ".join(f"{c.field}: {c.message}" if c.field else c.message for c in causes),
                 causes,
             ) from None

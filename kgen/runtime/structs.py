@@ -707,7 +707,6 @@ def copy_json(value: Any) -> Any:
     return value
 
 
-
 def _copy_walk(value: Any) -> Any:
     if type(value) is dict:
         return {key: _copy_walk(item) for key, item in value.items()}
@@ -748,7 +747,10 @@ class _StructsBackend:
 
     def json_values(self, obj: Any) -> list[tuple[str, Any]]:
         cls = type(obj)
-        return [(key, getattr(obj, name)) for name, key in zip(cls.__struct_fields__, cls.__struct_encode_fields__, strict=True)]
+        return [
+            (key, getattr(obj, name))
+            for name, key in zip(cls.__struct_fields__, cls.__struct_encode_fields__, strict=True)
+        ]
 
     def fields_set(self, obj: Any) -> dict[str, str]:
         present = fields_set(obj)
@@ -788,7 +790,11 @@ def _struct_error_field(cls: type, document: Any, where: str) -> str:
         origin, arguments = typing.get_origin(annotation), typing.get_args(annotation)
         if name is not None:
             parts.append(name)
-            fields = STRUCTS.json_fields(annotation) if isinstance(annotation, type) and issubclass(annotation, Struct) else {}
+            fields = (
+                STRUCTS.json_fields(annotation)
+                if isinstance(annotation, type) and issubclass(annotation, Struct)
+                else {}
+            )
             annotation = fields.get(name)
             value = value.get(name) if isinstance(value, dict) else None
         elif index is not None:

@@ -18,9 +18,7 @@ from pydantic_core import core_schema
 
 from kgen.runtime.decoded import json_value_schema
 
-_RFC3339 = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})", re.ASCII
-)
+_RFC3339 = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})", re.ASCII)
 
 
 class TimeRangeError(ValueError):
@@ -144,7 +142,9 @@ class Time(datetime):
     __hash__ = datetime.__hash__
 
     def __reduce_ex__(self, protocol: Any) -> Any:
-        plain = datetime(self.year, self.month, self.day, self.hour, self.minute, self.second, self.microsecond, self.tzinfo)
+        plain = datetime(
+            self.year, self.month, self.day, self.hour, self.minute, self.second, self.microsecond, self.tzinfo
+        )
         return (type(self).from_datetime, (plain, self.nanosecond))
 
     def __copy__(self) -> Time:
@@ -210,7 +210,16 @@ class MicroTime(Time):
         return text
 
 
-_UNIT_NANOS = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": 10**9, "m": 60 * 10**9, "h": 3600 * 10**9}
+_UNIT_NANOS = {
+    "ns": 1,
+    "us": 1_000,
+    "µs": 1_000,
+    "μs": 1_000,
+    "ms": 1_000_000,
+    "s": 10**9,
+    "m": 60 * 10**9,
+    "h": 3600 * 10**9,
+}
 # One part of a duration: digits, a fraction, a unit (anything up to the next digit or dot).
 _DURATION_PART = re.compile(r"([0-9]*)(\.[0-9]*)?([^0-9.]*)")
 _MAX_NANOS = 1 << 63  # Go adds in a uint64 and checks against this

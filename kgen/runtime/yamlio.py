@@ -120,7 +120,9 @@ def _resolve(tag: str, text: str, line: int) -> tuple[str, Any]:
         return resolved
     if tag == _FLOAT and rtag == _INT:
         return _FLOAT, float(value)
-    raise YAMLError(f"yaml: line {line}: cannot decode !!{rtag.rpartition(':')[2]} `{text}` as a !!{tag.rpartition(':')[2]}")
+    raise YAMLError(
+        f"yaml: line {line}: cannot decode !!{rtag.rpartition(':')[2]} `{text}` as a !!{tag.rpartition(':')[2]}"
+    )
 
 
 def _resolve_plain(text: str) -> tuple[str, Any]:
@@ -362,7 +364,9 @@ def _key_json(node: Any, budget: _Budget, through_alias: bool) -> str:
         node, through_alias = node.target, True
     budget.count(through_alias, node.line)
     if not isinstance(node, _Scalar):
-        raise YAMLError(f"yaml: line {node.line}: invalid map key: a key is a scalar, not a {'list' if isinstance(node, _Sequence) else 'map'}")
+        raise YAMLError(
+            f"yaml: line {node.line}: invalid map key: a key is a scalar, not a {'list' if isinstance(node, _Sequence) else 'map'}"
+        )
     if node.key is None:
         tag, value = _resolve(node.tag, node.value, node.line) if not node.plain else _resolve_plain(node.value)
         if tag == _BINARY:
@@ -525,7 +529,9 @@ def to_json(text: str | bytes) -> bytes:
     text is not such YAML or holds more than one document."""
     documents = list(to_json_documents(text))
     if len(documents) > 1:
-        raise YAMLError(f"yaml: expected one document, found {len(documents)}: use kgen.runtime.scheme.load_all for a stream")
+        raise YAMLError(
+            f"yaml: expected one document, found {len(documents)}: use kgen.runtime.scheme.load_all for a stream"
+        )
     return documents[0] if documents else b"null"
 
 

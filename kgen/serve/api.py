@@ -90,7 +90,11 @@ class Endpoint:
             from kgen.runtime.patch import FieldManager
 
             manager = self._managers[subresource] = FieldManager(
-                self.type_ref, self.api_version, self.kind, subresource=subresource, reset_fields=self._reset_fields(subresource)
+                self.type_ref,
+                self.api_version,
+                self.kind,
+                subresource=subresource,
+                reset_fields=self._reset_fields(subresource),
             )
         return manager
 
@@ -99,7 +103,9 @@ class Endpoint:
         resource with /status; everything but status on /status."""
         if subresource == "status":
             properties = self._root_properties()
-            return [(name,) for name in properties if name not in ("apiVersion", "kind", "metadata", "status")] or [("spec",)]
+            return [(name,) for name in properties if name not in ("apiVersion", "kind", "metadata", "status")] or [
+                ("spec",)
+            ]
         return [("status",)] if self.version.status else []
 
     def _root_properties(self) -> list[str]:
@@ -145,11 +151,21 @@ class ServedAPI:
                 selectable_fields=storage.selectable_fields,
                 list_kind=resource.list_kind,
             )
-            flow = NamespaceFlow() if builtin else KindFlow(resource.group, resource.kind, resource.storage_version, gates, loaded.scheme)
+            flow = (
+                NamespaceFlow()
+                if builtin
+                else KindFlow(resource.group, resource.kind, resource.storage_version, gates, loaded.scheme)
+            )
             # Reads and deletes need no validation; namespaces keep their own strategy throughout.
-            store = engine.resource(info, flow.strategy(info, resource.storage_version)) if builtin else engine.resource(info)
+            store = (
+                engine.resource(info, flow.strategy(info, resource.storage_version))
+                if builtin
+                else engine.resource(info)
+            )
             for version in resource.versions:
-                document = loaded.openapi_v3.get(f"apis/{resource.group}/{version.version}" if resource.group else f"api/{version.version}")
+                document = loaded.openapi_v3.get(
+                    f"apis/{resource.group}/{version.version}" if resource.group else f"api/{version.version}"
+                )
                 self.endpoints[(resource.group, version.version, resource.plural)] = Endpoint(
                     resource, version, flow, info, store, document, builtin
                 )

@@ -117,7 +117,9 @@ def create_app(
         try:
             await asyncio.wait_for(asyncio.to_thread(api.engine.current_revision), timeout=5)
         except Exception as error:  # noqa: BLE001 - any failure means not ready
-            return Response(f"[-]storage failed: {error}\nreadyz check failed".encode(), status_code=500, media_type="text/plain")
+            return Response(
+                f"[-]storage failed: {error}\nreadyz check failed".encode(), status_code=500, media_type="text/plain"
+            )
         return Response(b"ok", media_type="text/plain")
 
     async def version(request: Request) -> Response:
@@ -131,14 +133,22 @@ def create_app(
         _get_only(request)
         aggregated = discovery.wants_aggregated(request.headers.get("accept", ""))
         if aggregated:
-            return _json(request, discovery.aggregated(api, core=True, version=aggregated), discovery.aggregated_content_type(aggregated))
+            return _json(
+                request,
+                discovery.aggregated(api, core=True, version=aggregated),
+                discovery.aggregated_content_type(aggregated),
+            )
         return _json(request, discovery.api_versions(state.server_address or request.url.netloc))
 
     async def groups_root(request: Request) -> Response:
         _get_only(request)
         aggregated = discovery.wants_aggregated(request.headers.get("accept", ""))
         if aggregated:
-            return _json(request, discovery.aggregated(api, core=False, version=aggregated), discovery.aggregated_content_type(aggregated))
+            return _json(
+                request,
+                discovery.aggregated(api, core=False, version=aggregated),
+                discovery.aggregated_content_type(aggregated),
+            )
         return _json(request, discovery.api_group_list(api))
 
     async def group_root(request: Request) -> Response:
@@ -197,14 +207,18 @@ def create_app(
         Route("/readyz", _guarded(ready), methods=["GET", "HEAD"]),
         # Discovery with and without the trailing slash, as kube-apiserver serves it (the
         # official Python client asks for /apis/ and /version/).
-        *(Route(path + slash, _guarded(handler), methods=methods) for path, handler, methods in (
-            ("/version", version, ["GET"]),
-            ("/api", core_root, _ALL_METHODS),
-            ("/apis", groups_root, _ALL_METHODS),
-            ("/api/{version}", group_version_root, _ALL_METHODS),
-            ("/apis/{group}", group_root, _ALL_METHODS),
-            ("/apis/{group}/{version}", group_version_root, _ALL_METHODS),
-        ) for slash in ("", "/")),
+        *(
+            Route(path + slash, _guarded(handler), methods=methods)
+            for path, handler, methods in (
+                ("/version", version, ["GET"]),
+                ("/api", core_root, _ALL_METHODS),
+                ("/apis", groups_root, _ALL_METHODS),
+                ("/api/{version}", group_version_root, _ALL_METHODS),
+                ("/apis/{group}", group_root, _ALL_METHODS),
+                ("/apis/{group}/{version}", group_version_root, _ALL_METHODS),
+            )
+            for slash in ("", "/")
+        ),
         Route("/openapi/v2", _guarded(openapi_v2), methods=_ALL_METHODS),
         Route("/openapi/v3", _guarded(openapi_v3_index), methods=_ALL_METHODS),
         Route("/openapi/v3/{path:path}", _guarded(openapi_v3), methods=_ALL_METHODS),

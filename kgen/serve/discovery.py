@@ -25,7 +25,11 @@ def wants_aggregated(accept: str) -> str | None:
     it asks for aggregated discovery before plain JSON."""
     for media in parse_accept(accept):
         if media.params.get("as") == AGGREGATED_KIND and media.params.get("g") == AGGREGATED_GROUP:
-            if media.params.get("v") in ("v2", "v2beta1") and media.type in ("application/json", "*/*", "application/*"):
+            if media.params.get("v") in ("v2", "v2beta1") and media.type in (
+                "application/json",
+                "*/*",
+                "application/*",
+            ):
                 return media.params["v"]
         elif media.type in ("application/json", "*/*", "application/*") and "as" not in media.params:
             return None

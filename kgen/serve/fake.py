@@ -296,4 +296,3 @@ class _AsyncBridge(httpx.AsyncBaseTransport):
         call = _ASGICall(self.cluster.app, request, body)
         status, headers = await call.start()
         return httpx.Response(status, headers=headers, stream=_AsyncBody(call), request=request)
-

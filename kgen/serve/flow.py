@@ -57,7 +57,9 @@ _STORED = Scope(_AllEnabled())
 class KindFlow:
     """Decoding, defaulting, conversion and validation of one kind of a group."""
 
-    def __init__(self, group: str, kind: str, storage_version: str, feature_gates: Mapping[str, bool], scheme: Scheme = SCHEME):
+    def __init__(
+        self, group: str, kind: str, storage_version: str, feature_gates: Mapping[str, bool], scheme: Scheme = SCHEME
+    ):
         self.group = group
         self.kind = kind
         self.scheme = scheme
@@ -91,7 +93,9 @@ class KindFlow:
 
     def decode_dict(self, obj: dict[str, Any], version: str, field_validation: FieldValidation) -> DecodeResult:
         """`decode` of an object that is already JSON data (a patch's result)."""
-        return self.decode(json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode(), version, field_validation)
+        return self.decode(
+            json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode(), version, field_validation
+        )
 
     def strategy(self, info: ResourceInfo, version: str) -> ValidatingStrategy:
         """The store strategy for writes made in `version`."""
@@ -144,7 +148,9 @@ class KindFlow:
         copy it before changing it)."""
         if version == self.storage_version:
             return stored
-        converted = self.scheme.convert(self.internal(stored), GroupVersion(self.group, version).api_version, self.scope)
+        converted = self.scheme.convert(
+            self.internal(stored), GroupVersion(self.group, version).api_version, self.scope
+        )
         data: dict[str, Any] = converted.to_dict()
         return data
 
@@ -159,7 +165,9 @@ class KindFlow:
         if self.has_internal:
             api_version = GroupVersion(self.group, version).api_version
             new_versioned = self.scheme.convert(new_internal, api_version, self.scope)
-            old_versioned = self.scheme.convert(old_internal, api_version, self.scope) if old_internal is not None else None
+            old_versioned = (
+                self.scheme.convert(old_internal, api_version, self.scope) if old_internal is not None else None
+            )
             errors += self.scheme.validate(new_versioned, old_versioned, self.validation_options)
         unique: dict[str, FieldError] = {}
         for error in errors:
@@ -189,4 +197,3 @@ class ValidatingStrategy(DefaultStrategy):
     def validate_update(self, obj: dict[str, Any], old: dict[str, Any]) -> None:
         """422 Invalid with every validation error of the update (ratcheting on `old`)."""
         self._check(obj, old)
-

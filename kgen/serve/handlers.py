@@ -72,7 +72,9 @@ class Call:
 def _include_object(call: Call) -> str:
     value = call.query.get("includeObject", "") or "Metadata"
     if value not in ("None", "Metadata", "Object"):
-        raise bad_request(f"includeObject: Unsupported value: {value!r}: supported values: \"None\", \"Metadata\", \"Object\"")
+        raise bad_request(
+            f'includeObject: Unsupported value: {value!r}: supported values: "None", "Metadata", "Object"'
+        )
     return value
 
 
@@ -86,7 +88,14 @@ def represent(call: Call, obj: dict[str, Any], representation: Representation, s
         return object_response(call.request, body, representation, status_code=status_code, warnings=call.warnings)
     if representation.target == PARTIAL:
         partial = table.partial_metadata(obj)
-        return object_response(call.request, partial, representation, status_code=status_code, warnings=call.warnings, protobuf_body=lambda: _partial_protobuf(partial))
+        return object_response(
+            call.request,
+            partial,
+            representation,
+            status_code=status_code,
+            warnings=call.warnings,
+            protobuf_body=lambda: _partial_protobuf(partial),
+        )
     flow, version = call.endpoint.flow, call.version
     return object_response(
         call.request, obj, representation, status_code=status_code, warnings=call.warnings,
@@ -104,10 +113,20 @@ def represent_list(call: Call, listed: dict[str, Any], representation: Represent
         return object_response(call.request, body, representation, warnings=call.warnings)
     if representation.target == PARTIAL_LIST:
         partial = table.partial_metadata_list(listed)
-        return object_response(call.request, partial, representation, warnings=call.warnings, protobuf_body=lambda: _partial_protobuf(partial))
+        return object_response(
+            call.request,
+            partial,
+            representation,
+            warnings=call.warnings,
+            protobuf_body=lambda: _partial_protobuf(partial),
+        )
     flow, version = call.endpoint.flow, call.version
     return object_response(
-        call.request, listed, representation, warnings=call.warnings, protobuf_body=lambda: flow.encode_protobuf_list(listed, version)
+        call.request,
+        listed,
+        representation,
+        warnings=call.warnings,
+        protobuf_body=lambda: flow.encode_protobuf_list(listed, version),
     )
 
 
@@ -116,7 +135,11 @@ def _partial_protobuf(data: dict[str, Any]) -> bytes:
     from kgen.runtime.apimachinery.meta.v1 import models
     from kgen.runtime.apimachinery.meta.v1 import protobuf as _meta  # noqa: F401 - registers the converters
 
-    cls = models.PartialObjectMetadataList if data["kind"] == "PartialObjectMetadataList" else models.PartialObjectMetadata
+    cls = (
+        models.PartialObjectMetadataList
+        if data["kind"] == "PartialObjectMetadataList"
+        else models.PartialObjectMetadata
+    )
     return protobuf.encode_envelope("meta.k8s.io/v1", data["kind"], protobuf.marshal(cls.from_dict(data)))
 
 
@@ -187,7 +210,9 @@ def _check_names(call: Call, obj: dict[str, Any], creating: bool) -> None:
     else:
         metadata.pop("namespace", None)
     if not creating and metadata.get("name", "") != call.name:
-        raise bad_request(f"the name of the object ({metadata.get('name', '')}) does not match the name on the URL ({call.name})")
+        raise bad_request(
+            f"the name of the object ({metadata.get('name', '')}) does not match the name on the URL ({call.name})"
+        )
 
 
 def manager_name(call: Call, kind: str) -> str:
@@ -214,7 +239,9 @@ def with_managed_fields(stored: dict[str, Any], versioned: dict[str, Any]) -> di
 async def get(call: Call) -> Response:
     """GET of one object (or its status)."""
     representation = negotiate_object(call)
-    stored = await call.endpoint.async_store().get(call.name, call.namespace, resource_version=call.query.get("resourceVersion", ""))
+    stored = await call.endpoint.async_store().get(
+        call.name, call.namespace, resource_version=call.query.get("resourceVersion", "")
+    )
     call.deprecation()
     return represent(call, call.endpoint.flow.from_storage(stored, call.version), representation)
 
@@ -302,13 +329,20 @@ async def update(call: Call) -> Response:
         call.name, call.namespace, transform, subresource=call.subresource, dry_run=dry_run
     )
     call.deprecation()
-    return represent(call, flow.from_storage(outcome.object, call.version), representation, status_code=201 if outcome.created else 200)
+    return represent(
+        call,
+        flow.from_storage(outcome.object, call.version),
+        representation,
+        status_code=201 if outcome.created else 200,
+    )
 
 
 async def delete(call: Call) -> Response:
     """DELETE of an object: the object as deleted, or as it stays while finalizers keep it."""
     representation = negotiate_object(call)
-    options = params.delete_options(call.query, await params.read_body(call.request), call.request.headers.get("content-type", ""))
+    options = params.delete_options(
+        call.query, await params.read_body(call.request), call.request.headers.get("content-type", "")
+    )
     if call.endpoint.builtin and call.endpoint.resource.plural == "namespaces":
         from kgen.serve.namespaces import delete_namespace
 
@@ -319,13 +353,17 @@ async def delete(call: Call) -> Response:
             orphan_dependents=options.orphan_dependents, dry_run=options.dry_run,
         )  # fmt: skip
     call.deprecation()
-    return represent(call, call.endpoint.flow.from_storage(outcome.object, call.version), representation, outcome.status_code)
+    return represent(
+        call, call.endpoint.flow.from_storage(outcome.object, call.version), representation, outcome.status_code
+    )
 
 
 async def delete_collection(call: Call) -> Response:
     """DELETE of a collection: every selected object, as delete does each; the list of them."""
     representation = negotiate_list(call)
-    options = params.delete_options(call.query, await params.read_body(call.request), call.request.headers.get("content-type", ""))
+    options = params.delete_options(
+        call.query, await params.read_body(call.request), call.request.headers.get("content-type", "")
+    )
     if call.endpoint.builtin:
         raise APIError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
     listed = await call.endpoint.async_store().delete_collection(

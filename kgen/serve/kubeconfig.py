@@ -19,7 +19,9 @@ from kgen.runtime import yamlio
 NAME = "kgen"
 
 
-def document(server: str, *, certificate_authority: bytes | None = None, token: str | None = None, namespace: str = "default") -> dict[str, Any]:
+def document(
+    server: str, *, certificate_authority: bytes | None = None, token: str | None = None, namespace: str = "default"
+) -> dict[str, Any]:
     """The kubeconfig as data."""
     cluster: dict[str, Any] = {"server": server}
     if certificate_authority is not None:

@@ -44,7 +44,11 @@ class InflightLimit:
         mutating = scope["method"] in _MUTATING
         limit = self.limits[mutating]
         if limit and self.inflight[mutating] >= limit:
-            headers = [(b"content-type", b"application/json"), (b"retry-after", b"1"), (b"content-length", str(len(_TOO_MANY)).encode())]
+            headers = [
+                (b"content-type", b"application/json"),
+                (b"retry-after", b"1"),
+                (b"content-length", str(len(_TOO_MANY)).encode()),
+            ]
             await send({"type": "http.response.start", "status": 429, "headers": headers})
             await send({"type": "http.response.body", "body": _TOO_MANY})
             return

@@ -41,7 +41,17 @@ from kgen.options import Options
 from kgen.runtime.scheme import Scheme
 
 #: The generators whose output a server needs (strategies need hypothesis; the rest is served).
-SERVE_GENERATORS = ("models", "deepcopy", "defaulters", "conversion", "scheme", "validation", "openapi", "crd", "protobuf")
+SERVE_GENERATORS = (
+    "models",
+    "deepcopy",
+    "defaulters",
+    "conversion",
+    "scheme",
+    "validation",
+    "openapi",
+    "crd",
+    "protobuf",
+)
 _MANIFEST = "api.json"
 _MANIFEST_FORMAT = "kgen-serve/1"
 
@@ -143,7 +153,9 @@ def load(options: Options, progress: Callable[[str], None] | None = None) -> Loa
 
     options = serve_options(options)
     if options.models == "msgspec" and importlib.util.find_spec("msgspec") is None:
-        raise LoadError('models = "msgspec" needs msgspec: pip install "kgen-k8s[msgspec]" (or serve the pydantic models)')
+        raise LoadError(
+            'models = "msgspec" needs msgspec: pip install "kgen-k8s[msgspec]" (or serve the pydantic models)'
+        )
     # The package is written under the output's name, which the run's key does not hold.
     key = f"{cache.run_key(options, False)}-{options.output.name}"
     root = cache_root()
@@ -171,7 +183,9 @@ def _manifest(universe: Any, options: Options) -> dict[str, Any]:
         if any(t.is_kind or t.is_list for t in package.types):
             modules.append(f"{package_root}.{package.python_package}")
     found = {
-        (r.group, r.kind): crd.Resource(r.group, r.kind, [crd.Version(v.package, v.kind, {}, v.storage) for v in r.versions])
+        (r.group, r.kind): crd.Resource(
+            r.group, r.kind, [crd.Version(v.package, v.kind, {}, v.storage) for v in r.versions]
+        )
         for r in facts.resources(universe)
     }
     resources = []
@@ -179,7 +193,6 @@ def _manifest(universe: Any, options: Options) -> dict[str, Any]:
         document = crd.manifest(resource)
         resources.append(_resource_entry(document, resource))
     return {"format": _MANIFEST_FORMAT, "models": options.models, "modules": modules, "resources": resources}
-
 
 
 def _resource_entry(document: dict[str, Any], resource: Any) -> dict[str, Any]:
@@ -268,11 +281,15 @@ def _import(directory: Path) -> LoadedAPI:
             if (package / "protobuf.py").is_file():
                 importlib.import_module(f"{module}.protobuf")  # registers the protobuf converters
         except Exception as error:  # noqa: BLE001 - the user's hooks run here
-            raise LoadError(f"importing the generated package {module} failed: {type(error).__name__}: {error}") from error
+            raise LoadError(
+                f"importing the generated package {module} failed: {type(error).__name__}: {error}"
+            ) from error
     package_root = modules[0].split(".")[0] if modules else "generated"
     openapi_dir = directory / package_root / "openapi"
     v2_path = openapi_dir / "swagger.json"
-    openapi_v2 = json.loads(v2_path.read_text(encoding="utf-8")) if v2_path.is_file() else {"swagger": "2.0", "definitions": {}}
+    openapi_v2 = (
+        json.loads(v2_path.read_text(encoding="utf-8")) if v2_path.is_file() else {"swagger": "2.0", "definitions": {}}
+    )
     openapi_v3 = {}
     v3_dir = openapi_dir / "v3"
     if v3_dir.is_dir():

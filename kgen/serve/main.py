@@ -26,6 +26,7 @@ from kgen.runtime.store import Engine, Retention
 from kgen.runtime.store.backend import Backend
 from kgen.serve import kubeconfig, security
 
+
 class ServeError(Exception):
     """Settings the server cannot start with (exit code 2)."""
 
@@ -183,7 +184,12 @@ def prepare(api_options: Any, options: ServeOptions, say: Callable[[str], None] 
             host = f"[{host}]" if ":" in host else host
             url = f"{'https' if tls else 'http'}://{host}:{bound_port}"
             app.state.server_address = f"{host}:{bound_port}"
-            kubeconfig.write(path, kubeconfig.document(url, certificate_authority=certificate.cert_pem if certificate else None, token=token))
+            kubeconfig.write(
+                path,
+                kubeconfig.document(
+                    url, certificate_authority=certificate.cert_pem if certificate else None, token=token
+                ),
+            )
             served = ", ".join(sorted({f"{e.api_version}" for e in api.endpoints.values()}))
             say(f"kgen: serving {served} at {url} (storage: {options.storage}; models: {loaded.models})")
             say(f"kgen: kubeconfig written to {path}; try: KUBECONFIG={path} kubectl api-resources")

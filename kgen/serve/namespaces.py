@@ -34,7 +34,12 @@ NAMESPACES = Resource(
             version="v1",
             printer_columns=(
                 PrinterColumn("Status", "string", ".status.phase", "The status of the namespace"),
-                PrinterColumn("Age", "date", ".metadata.creationTimestamp", "CreationTimestamp is a timestamp representing the server time when this object was created."),
+                PrinterColumn(
+                    "Age",
+                    "date",
+                    ".metadata.creationTimestamp",
+                    "CreationTimestamp is a timestamp representing the server time when this object was created.",
+                ),
             ),
             status=True,
         ),
@@ -91,7 +96,11 @@ class NamespaceFlow:
         if not isinstance(document, dict):
             raise bad_request("the object must be a JSON object")
         # what the data leaves out is what the path says, as the API server's decoder fills it
-        document = {**document, "apiVersion": document.get("apiVersion") or "v1", "kind": document.get("kind") or "Namespace"}
+        document = {
+            **document,
+            "apiVersion": document.get("apiVersion") or "v1",
+            "kind": document.get("kind") or "Namespace",
+        }
         if document.get("kind") != "Namespace" or document.get("apiVersion") != "v1":
             raise bad_request(
                 f"the kind in the data ({document.get('apiVersion')}, Kind={document.get('kind')}) "
@@ -99,7 +108,9 @@ class NamespaceFlow:
             )
         for section in ("metadata", "spec", "status"):
             if section in document and document[section] is not None and not isinstance(document[section], dict):
-                raise bad_request(f"Namespace in version \"v1\" cannot be handled as a Namespace: {section}: must be an object")
+                raise bad_request(
+                    f'Namespace in version "v1" cannot be handled as a Namespace: {section}: must be an object'
+                )
         warnings: list[str] = []
         if field_validation is not FieldValidation.IGNORE:
             problems = _problems(document)
@@ -145,10 +156,12 @@ class NamespaceFlow:
         try:
             meta = ObjectMeta.from_dict(stored.get("metadata") or {})
         except Exception as error:  # noqa: BLE001 - pydantic's error, as the API's
-            raise bad_request(f"Namespace in version \"v1\" cannot be handled as a Namespace: {error}") from None
+            raise bad_request(f'Namespace in version "v1" cannot be handled as a Namespace: {error}') from None
         validate_object_meta(meta, (None, "metadata"), errors, namespaced=False, name_format="k8s-short-name")
         if old is not None:
-            validate_object_meta_update(meta, ObjectMeta.from_dict(old.get("metadata") or {}), (None, "metadata"), errors)
+            validate_object_meta_update(
+                meta, ObjectMeta.from_dict(old.get("metadata") or {}), (None, "metadata"), errors
+            )
         phase = (stored.get("status") or {}).get("phase")
         if phase not in (None, ACTIVE, TERMINATING):
             errors.append(not_supported(Path.root("status", "phase"), phase, [ACTIVE, TERMINATING]))
@@ -202,7 +215,12 @@ def namespace_accepts(api: Any, namespace: str, endpoint: Any, name: str) -> Non
         found = _namespaces(api).get(namespace)
     except APIError as error:
         if error.code == 404:
-            raise APIError(404, "NotFound", f'namespaces "{namespace}" not found', details={"name": namespace, "kind": "namespaces"}) from None
+            raise APIError(
+                404,
+                "NotFound",
+                f'namespaces "{namespace}" not found',
+                details={"name": namespace, "kind": "namespaces"},
+            ) from None
         raise
     if (found.get("status") or {}).get("phase") == TERMINATING:
         qualified = f"{endpoint.resource.plural}.{endpoint.group}" if endpoint.group else endpoint.resource.plural
@@ -225,7 +243,14 @@ def ensure_initial(api: Any) -> None:
     store = _namespaces(api)
     for name in INITIAL:
         try:
-            store.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}, "spec": {"finalizers": ["kubernetes"]}})
+            store.create(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Namespace",
+                    "metadata": {"name": name},
+                    "spec": {"finalizers": ["kubernetes"]},
+                }
+            )
         except APIError as error:
             if error.code != 409:
                 raise
@@ -374,4 +399,3 @@ def namespace_to_protobuf(obj: dict[str, Any]) -> bytes:
     phase = (obj.get("status") or {}).get("phase")
     status = _field(1, phase.encode()) if phase else b""
     return protobuf.encode_envelope("v1", "Namespace", _field(1, metadata) + _field(2, spec) + _field(3, status))
-

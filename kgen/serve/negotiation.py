@@ -78,9 +78,7 @@ def _serializer(media_type: str, allowed: tuple[str, ...]) -> str | None:
     return media_type if media_type in allowed else None
 
 
-def negotiate(
-    header: str, *, targets: tuple[str, ...] = (), allowed: tuple[str, ...] = SERIALIZERS
-) -> Representation:
+def negotiate(header: str, *, targets: tuple[str, ...] = (), allowed: tuple[str, ...] = SERIALIZERS) -> Representation:
     """The representation for an Accept header; `targets` are the transformations this
     endpoint can make (Table, PartialObjectMetadata(List)). 406 NotAcceptable otherwise."""
     if not header.strip():

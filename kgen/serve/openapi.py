@@ -27,7 +27,7 @@ _QUERY = {
         "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown "
         "or duplicate fields. Valid values are: - Ignore - Warn - Strict"
     ),
-    "force": "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people.",
+    "force": 'Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people.',
     "pretty": "If 'true', then the output is pretty printed.",
     "labelSelector": "A selector to restrict the list of returned objects by their labels.",
     "fieldSelector": "A selector to restrict the list of returned objects by their fields.",
@@ -36,7 +36,7 @@ _QUERY = {
     "resourceVersion": "resourceVersion sets a constraint on what resource versions a request may be served from.",
     "resourceVersionMatch": "resourceVersionMatch determines how resourceVersion is applied to list calls.",
     "watch": "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications.",
-    "allowWatchBookmarks": "allowWatchBookmarks requests watch events with type \"BOOKMARK\".",
+    "allowWatchBookmarks": 'allowWatchBookmarks requests watch events with type "BOOKMARK".',
     "sendInitialEvents": "`sendInitialEvents=true` may be set together with `watch=true`.",
     "timeoutSeconds": "Timeout for the list/watch call.",
     "propagationPolicy": "Whether and how garbage collection will be performed.",
@@ -55,19 +55,41 @@ _NAMESPACE_V3: dict[str, Any] = {
         "description": "Namespace provides a scope for Names. Use of multiple namespaces is optional.",
         "type": "object",
         "properties": {
-            "apiVersion": {"type": "string", "description": "APIVersion defines the versioned schema of this representation of an object."},
-            "kind": {"type": "string", "description": "Kind is a string value representing the REST resource this object represents."},
-            "metadata": {"allOf": [{"$ref": f"#/components/schemas/{_META}ObjectMeta"}], "default": {}, "description": "Standard object's metadata."},
+            "apiVersion": {
+                "type": "string",
+                "description": "APIVersion defines the versioned schema of this representation of an object.",
+            },
+            "kind": {
+                "type": "string",
+                "description": "Kind is a string value representing the REST resource this object represents.",
+            },
+            "metadata": {
+                "allOf": [{"$ref": f"#/components/schemas/{_META}ObjectMeta"}],
+                "default": {},
+                "description": "Standard object's metadata.",
+            },
             "spec": {
                 "type": "object",
                 "description": "Spec defines the behavior of the Namespace.",
-                "properties": {"finalizers": {"type": "array", "items": {"type": "string", "default": ""}, "x-kubernetes-list-type": "atomic",
-                                              "description": "Finalizers is an opaque list of values that must be empty to permanently remove object from storage."}},
+                "properties": {
+                    "finalizers": {
+                        "type": "array",
+                        "items": {"type": "string", "default": ""},
+                        "x-kubernetes-list-type": "atomic",
+                        "description": "Finalizers is an opaque list of values that must be empty to permanently remove object from storage.",
+                    }
+                },
             },
             "status": {
                 "type": "object",
                 "description": "Status describes the current status of a Namespace.",
-                "properties": {"phase": {"type": "string", "description": "Phase is the current lifecycle phase of the namespace.", "enum": ["Active", "Terminating"]}},
+                "properties": {
+                    "phase": {
+                        "type": "string",
+                        "description": "Phase is the current lifecycle phase of the namespace.",
+                        "enum": ["Active", "Terminating"],
+                    }
+                },
             },
         },
         "x-kubernetes-group-version-kind": [{"group": "", "kind": "Namespace", "version": "v1"}],
@@ -80,7 +102,10 @@ _NAMESPACE_V3: dict[str, Any] = {
             "apiVersion": {"type": "string"},
             "kind": {"type": "string"},
             "metadata": {"allOf": [{"$ref": f"#/components/schemas/{_META}ListMeta"}], "default": {}},
-            "items": {"type": "array", "items": {"allOf": [{"$ref": "#/components/schemas/io.k8s.api.core.v1.Namespace"}], "default": {}}},
+            "items": {
+                "type": "array",
+                "items": {"allOf": [{"$ref": "#/components/schemas/io.k8s.api.core.v1.Namespace"}], "default": {}},
+            },
         },
         "x-kubernetes-group-version-kind": [{"group": "", "kind": "NamespaceList", "version": "v1"}],
     },
@@ -129,7 +154,9 @@ def _operation(endpoint: Endpoint, action: str, verb_id: str, reference: str, qu
     }
     ref = f"#/components/schemas/{reference}" if v3 else f"#/definitions/{reference}"
     if v3:
-        operation["responses"] = {"200": {"description": "OK", "content": {"application/json": {"schema": {"$ref": ref}}}}}
+        operation["responses"] = {
+            "200": {"description": "OK", "content": {"application/json": {"schema": {"$ref": ref}}}}
+        }
         if body is not None:
             types = _PATCH_TYPES if patch else ("application/json", "application/yaml")
             body_ref = f"#/components/schemas/{body}"
@@ -137,17 +164,25 @@ def _operation(endpoint: Endpoint, action: str, verb_id: str, reference: str, qu
     else:
         operation["responses"] = {"200": {"description": "OK", "schema": {"$ref": ref}}}
         if body is not None:
-            operation["parameters"].append({"name": "body", "in": "body", "required": True, "schema": {"$ref": f"#/definitions/{body}"}})
+            operation["parameters"].append(
+                {"name": "body", "in": "body", "required": True, "schema": {"$ref": f"#/definitions/{body}"}}
+            )
             if patch:
                 operation["consumes"] = list(_PATCH_TYPES)
     return operation
 
 
 def _paths(endpoint: Endpoint, kind_def: str, list_def: str, v3: bool) -> dict[str, Any]:
-    base = f"/apis/{endpoint.group}/{endpoint.version.version}" if endpoint.group else f"/api/{endpoint.version.version}"
+    base = (
+        f"/apis/{endpoint.group}/{endpoint.version.version}" if endpoint.group else f"/api/{endpoint.version.version}"
+    )
     plural = endpoint.resource.plural
     scoped = f"{base}/namespaces/{{namespace}}/{plural}" if endpoint.namespaced else f"{base}/{plural}"
-    path_parameters = [{"name": "namespace", "in": "path", "required": True, "description": "object name and auth scope"}] if endpoint.namespaced else []
+    path_parameters = (
+        [{"name": "namespace", "in": "path", "required": True, "description": "object name and auth scope"}]
+        if endpoint.namespaced
+        else []
+    )
     name_parameter = {"name": "name", "in": "path", "required": True, "description": f"name of the {endpoint.kind}"}
     if v3:
         for parameter in [*path_parameters, name_parameter]:
@@ -223,7 +258,9 @@ class Documents:
         document.pop("x-kgen-generated", None)
         definitions = document.setdefault("definitions", {})
         for name, schema in _NAMESPACE_V3.items():
-            definitions.setdefault(name, json.loads(json.dumps(schema).replace("#/components/schemas/", "#/definitions/")))
+            definitions.setdefault(
+                name, json.loads(json.dumps(schema).replace("#/components/schemas/", "#/definitions/"))
+            )
         for name, schema in _SHARED.items():
             definitions.setdefault(name, copy.deepcopy(schema))
         for name in ("ObjectMeta", "ListMeta"):
@@ -237,7 +274,11 @@ class Documents:
 
     def index(self) -> dict[str, Any]:
         """The /openapi/v3 index: every document's address, with its hash."""
-        return {"paths": {key: {"serverRelativeURL": f"/openapi/v3/{key}?hash={self.v3_hashes[key]}"} for key in sorted(self.v3)}}
+        return {
+            "paths": {
+                key: {"serverRelativeURL": f"/openapi/v3/{key}?hash={self.v3_hashes[key]}"} for key in sorted(self.v3)
+            }
+        }
 
 
 def _apimachinery_schemas(documents: dict[str, dict[str, Any]]) -> dict[str, Any]:

@@ -17,7 +17,16 @@ from starlette.requests import Request
 from kgen.runtime.errors import APIError, bad_request
 from kgen.runtime.scheme import MAX_REQUEST_BODY_BYTES
 from kgen.runtime.store import Preconditions
-from kgen.runtime.validation.field import FieldError, Path, forbidden, invalid, invalid_error, not_supported, required, too_long
+from kgen.runtime.validation.field import (
+    FieldError,
+    Path,
+    forbidden,
+    invalid,
+    invalid_error,
+    not_supported,
+    required,
+    too_long,
+)
 
 FIELD_MANAGER_MAX_LENGTH = 128
 

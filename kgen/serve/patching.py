@@ -69,7 +69,9 @@ async def patch(call: Call) -> Response:
         given = applied.get("metadata")
         metadata: dict[str, Any] = given if isinstance(given, dict) else {}
         if metadata.get("name", call.name) != call.name:
-            raise bad_request(f"the name of the object ({metadata.get('name')}) does not match the name on the URL ({call.name})")
+            raise bad_request(
+                f"the name of the object ({metadata.get('name')}) does not match the name on the URL ({call.name})"
+            )
         if endpoint.namespaced and metadata.get("namespace", call.namespace) != call.namespace:
             raise bad_request("the namespace of the provided object does not match the namespace sent on the request")
     warnings: list[str] = []
@@ -102,7 +104,9 @@ async def patch(call: Call) -> Response:
     )
     call.warnings.extend(warnings)
     call.deprecation()
-    return represent(call, flow.from_storage(outcome.object, version), representation, status_code=201 if outcome.created else 200)
+    return represent(
+        call, flow.from_storage(outcome.object, version), representation, status_code=201 if outcome.created else 200
+    )
 
 
 def _patched(patch_type: str, live: dict[str, Any], body: bytes, endpoint: Any) -> dict[str, Any]:

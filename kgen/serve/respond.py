@@ -88,7 +88,9 @@ def object_response(
         body = encode_yaml(obj)
     elif representation.media_type == PROTOBUF:
         if protobuf_body is None:
-            raise APIError(406, "NotAcceptable", "only the following media types are accepted: application/json, application/yaml")
+            raise APIError(
+                406, "NotAcceptable", "only the following media types are accepted: application/json, application/yaml"
+            )
         body = protobuf_body()
     else:
         body = encode_json(obj, pretty)
@@ -123,6 +125,7 @@ def status_protobuf(error: APIError) -> bytes:
     """An error's Status as an `application/vnd.kubernetes.protobuf` body: in the envelope
     under the core group's v1, as the API server sends it."""
     from kgen.runtime import protobuf
+
     # Status is a pydantic model: its converters are imported here, not by a msgspec package.
     from kgen.runtime.apimachinery.meta.v1 import protobuf as _meta  # noqa: F401 - registers them
 

@@ -104,7 +104,15 @@ def self_signed_certificate(address: str, days: int = 365) -> Certificate:
 
 
 _UNAUTHORIZED = encode_json(
-    {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": "Unauthorized", "reason": "Unauthorized", "code": 401}
+    {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": "Unauthorized",
+        "reason": "Unauthorized",
+        "code": 401,
+    }
 )
 
 
@@ -123,5 +131,14 @@ class BearerTokenAuth:
         if hmac.compare_digest(given, self._expected):
             await self.app(scope, receive, send)
             return
-        await send({"type": "http.response.start", "status": 401, "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(_UNAUTHORIZED)).encode())]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 401,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(_UNAUTHORIZED)).encode()),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": _UNAUTHORIZED})

@@ -37,7 +37,9 @@ def columns_of(printer_columns: tuple[PrinterColumn, ...]) -> tuple[PrinterColum
 
 def column_definitions(columns: tuple[PrinterColumn, ...]) -> list[dict[str, Any]]:
     """Table.columnDefinitions: Name first, then `columns`."""
-    definitions = [{"name": "Name", "type": "string", "format": "name", "description": _NAME_DESCRIPTION, "priority": 0}]
+    definitions = [
+        {"name": "Name", "type": "string", "format": "name", "description": _NAME_DESCRIPTION, "priority": 0}
+    ]
     for column in columns:
         definitions.append({
             "name": column.name,
@@ -129,7 +131,9 @@ def partial_metadata_list(listed: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def row(obj: dict[str, Any], columns: tuple[PrinterColumn, ...], include_object: str, now: datetime.datetime) -> dict[str, Any]:
+def row(
+    obj: dict[str, Any], columns: tuple[PrinterColumn, ...], include_object: str, now: datetime.datetime
+) -> dict[str, Any]:
     """One Table row: the cells, and the object as `includeObject` says (None, Metadata, Object)."""
     cells = [(obj.get("metadata") or {}).get("name", "")] + [_cell(column, obj, now) for column in columns]
     entry: dict[str, Any] = {"cells": cells}
@@ -151,7 +155,11 @@ def table(
 ) -> dict[str, Any]:
     """A Table of `objects`; `list_metadata` (resourceVersion, continue) when it is a list."""
     now = datetime.datetime.now(datetime.timezone.utc)
-    result: dict[str, Any] = {"kind": "Table", "apiVersion": f"meta.k8s.io/{version}", "metadata": dict(list_metadata or {})}
+    result: dict[str, Any] = {
+        "kind": "Table",
+        "apiVersion": f"meta.k8s.io/{version}",
+        "metadata": dict(list_metadata or {}),
+    }
     if headers:
         result["columnDefinitions"] = column_definitions(columns)
     result["rows"] = [row(obj, columns, include_object, now) for obj in objects]

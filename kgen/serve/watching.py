@@ -44,7 +44,9 @@ class WatchRegistry:
         self._lock = threading.Lock()
         self._watches: set[Watch] = set()
         self._closed = False
-        self._encoded: collections.OrderedDict[tuple[int, str], tuple[dict[str, Any], bytes]] = collections.OrderedDict()
+        self._encoded: collections.OrderedDict[tuple[int, str], tuple[dict[str, Any], bytes]] = (
+            collections.OrderedDict()
+        )
 
     def add(self, watch: Watch) -> None:
         """Track an open watch (closed at once after shutdown began)."""
@@ -128,7 +130,9 @@ def _event_object(call: Call, event: WatchEvent) -> dict[str, Any]:
     return converted
 
 
-async def _json_events(call: Call, opened: Watch, registry: WatchRegistry, as_table: bool, table_version: str) -> AsyncIterator[bytes]:
+async def _json_events(
+    call: Call, opened: Watch, registry: WatchRegistry, as_table: bool, table_version: str
+) -> AsyncIterator[bytes]:
     headers = True
     columns = table.columns_of(call.endpoint.printer_columns)
     include = call.query.get("includeObject", "") or "Metadata"
@@ -136,17 +140,30 @@ async def _json_events(call: Call, opened: Watch, registry: WatchRegistry, as_ta
     try:
         async for event in opened:
             if as_table and event.type in ("ADDED", "MODIFIED", "DELETED"):
-                obj = table.table([_event_object(call, event)], columns, include_object=include, headers=headers, version=table_version)
+                obj = table.table(
+                    [_event_object(call, event)],
+                    columns,
+                    include_object=include,
+                    headers=headers,
+                    version=table_version,
+                )
                 headers = False
                 yield encode_json({"type": event.type, "object": obj})
             elif as_table and event.type == "BOOKMARK":
                 metadata = {"resourceVersion": event.object["metadata"]["resourceVersion"]}
-                bookmark = {"kind": "Table", "apiVersion": f"meta.k8s.io/{table_version}", "metadata": metadata, "rows": []}
+                bookmark = {
+                    "kind": "Table",
+                    "apiVersion": f"meta.k8s.io/{table_version}",
+                    "metadata": metadata,
+                    "rows": [],
+                }
                 yield encode_json({"type": event.type, "object": bookmark})
             elif event.type in ("ADDED", "MODIFIED", "DELETED"):
                 kind = event.type
                 yield registry.encoded(
-                    event.object, f"{version}/{kind}", lambda obj: encode_json({"type": kind, "object": _event_object(call, event)})
+                    event.object,
+                    f"{version}/{kind}",
+                    lambda obj: encode_json({"type": kind, "object": _event_object(call, event)}),
                 )
             else:
                 yield encode_json({"type": event.type, "object": _event_object(call, event)})

@@ -10,9 +10,7 @@ import re
 
 #: What `go build` on linux/amd64 with cgo sees: GOOS, GOARCH, compiler, unix, cgo,
 #: and every release tag. Custom tags (ignore, tools, e2e, ...) are false.
-DEFAULT_TAGS = frozenset(
-    {"linux", "amd64", "gc", "unix", "cgo"} | {f"go1.{n}" for n in range(1, 40)}
-)
+DEFAULT_TAGS = frozenset({"linux", "amd64", "gc", "unix", "cgo"} | {f"go1.{n}" for n in range(1, 40)})
 
 _KNOWN_OS = {
     "aix", "android", "darwin", "dragonfly", "freebsd", "hurd", "illumos", "ios", "js",
@@ -78,8 +76,7 @@ def evaluate_plus_build(lines: list[str], tags: frozenset[str] = DEFAULT_TAGS) -
     for line in lines:
         options = line.split()
         if not any(
-            all((t[1:] not in tags) if t.startswith("!") else (t in tags) for t in o.split(","))
-            for o in options
+            all((t[1:] not in tags) if t.startswith("!") else (t in tags) for t in o.split(",")) for o in options
         ):
             return False
     return True
@@ -105,9 +102,7 @@ def _tokenize(expression: str) -> list[str]:
     while pos < len(text):
         match = _TOKEN.match(text, pos)
         if not match:
-            raise ConstraintError(
-                f"unexpected character {text[pos:].strip()[:1]!r} in build constraint {expression!r}"
-            )
+            raise ConstraintError(f"unexpected character {text[pos:].strip()[:1]!r} in build constraint {expression!r}")
         tokens.append(match.group(1))
         pos = match.end()
     return tokens

@@ -17,6 +17,7 @@ from kgen.source import buildtags
 from kgen.source.parser import parse_go_file
 from kgen.source.syntax import GoFile
 
+
 @dataclass(frozen=True, slots=True)
 class SourcePackage:
     """The files of one Go package as read from disk."""
@@ -53,9 +54,7 @@ def load_packages(
     packages: list[SourcePackage] = []
     base_label = label if label is not None else display_path(root)
     for directory, subdirs, _ in os.walk(root):
-        subdirs[:] = sorted(
-            d for d in subdirs if not d.startswith((".", "_")) and d not in ("testdata", "vendor")
-        )
+        subdirs[:] = sorted(d for d in subdirs if not d.startswith((".", "_")) and d not in ("testdata", "vendor"))
         relative = Path(directory).relative_to(root).as_posix()
         relative = "" if relative == "." else relative
         import_path = "/".join(p for p in (module, relative) if p)
@@ -81,7 +80,8 @@ def _read_directory(
         if not (directory / filename).is_file():
             if (directory / filename).is_symlink():  # a dangling link: the go command cannot open it either
                 diagnostics.error(
-                    Position(shown, 1, 1), "cannot read file: it is a symbolic link to nothing; remove it or fix its target"
+                    Position(shown, 1, 1),
+                    "cannot read file: it is a symbolic link to nothing; remove it or fix its target",
                 )
             continue
         try:

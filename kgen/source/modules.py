@@ -77,7 +77,9 @@ def _tokens(line: str, path: Path, number: int) -> list[str]:
         match = _TOKEN.match(line, pos)
         if match is None or match.end() == pos:
             if line[pos:].strip():
-                raise ModFileError(Position(display_path(path), number, pos + 1), f"unexpected {line[pos:].strip()[:20]!r}")
+                raise ModFileError(
+                    Position(display_path(path), number, pos + 1), f"unexpected {line[pos:].strip()[:20]!r}"
+                )
             break
         comment, quoted, raw, arrow, paren, word = match.groups()
         pos = match.end()
@@ -142,16 +144,24 @@ def parse_mod_file(path: Path) -> ModFile:
             requires[args[0]] = args[1]
         elif verb == "replace":
             if "=>" not in args:
-                raise ModFileError(where, "usage: replace module/path [v1.2.3] => other/module v1.4\n\t or replace module/path [v1.2.3] => ../local/directory")
+                raise ModFileError(
+                    where,
+                    "usage: replace module/path [v1.2.3] => other/module v1.4\n\t or replace module/path [v1.2.3] => ../local/directory",
+                )
             cut = args.index("=>")
             left, right = args[:cut], args[cut + 1 :]
             if len(left) not in (1, 2) or len(right) not in (1, 2):
-                raise ModFileError(where, "usage: replace module/path [v1.2.3] => other/module v1.4\n\t or replace module/path [v1.2.3] => ../local/directory")
+                raise ModFileError(
+                    where,
+                    "usage: replace module/path [v1.2.3] => other/module v1.4\n\t or replace module/path [v1.2.3] => ../local/directory",
+                )
             key = (left[0], left[1] if len(left) == 2 else "")
             if len(right) == 1:
                 local = right[0]
                 if not (local.startswith(("./", "../", "/")) or local in (".", "..") or Path(local).is_absolute()):
-                    raise ModFileError(where, f"replacement module {local!r} needs a version (or a local path starting with ./ or ../)")
+                    raise ModFileError(
+                        where, f"replacement module {local!r} needs a version (or a local path starting with ./ or ../)"
+                    )
                 replaces[key] = Replacement(directory=(path.parent / local).resolve())
             else:
                 replaces[key] = Replacement(module=right[0], version=right[1])
@@ -281,7 +291,9 @@ class Workspace:
         # nested module (a directory with its own go.mod) owns the package.
         for module, root in sorted(self._modules.items(), key=lambda kv: -len(kv[0])):
             if import_path == module or import_path.startswith(module + "/"):
-                directory = root.joinpath(*import_path[len(module) :].strip("/").split("/")) if import_path != module else root
+                directory = (
+                    root.joinpath(*import_path[len(module) :].strip("/").split("/")) if import_path != module else root
+                )
                 nested = _nested_module(root, directory)
                 if nested is None:
                     via = "main module" if self.main is not None and module == self.main.module else "workspace"
@@ -298,7 +310,8 @@ class Workspace:
                 )
             raise PackageNotFound(
                 f"cannot find package {import_path!r}: no module required by {display_path(self.main.path)} "
-                "provides it" + (f" (looked in {', '.join(looked)})" if looked else "")
+                "provides it"
+                + (f" (looked in {', '.join(looked)})" if looked else "")
                 + f"; add it with `go get {import_path}`, or add an import-map line {import_path}=DIR"
             )
         module, version = required

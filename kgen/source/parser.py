@@ -160,7 +160,11 @@ class _FileReader:
             report = self.diagnostics.note if in_function else self.diagnostics.error
             if node.is_missing:
                 fatal |= not in_function
-                suffix = " (inside a function body, which kgen does not read)" if in_function else "; the file must be valid Go"
+                suffix = (
+                    " (inside a function body, which kgen does not read)"
+                    if in_function
+                    else "; the file must be valid Go"
+                )
                 report(self.pos(node), f"syntax error: missing {node.type!r}{suffix}")
             elif node.is_error:
                 fatal |= not in_function
@@ -204,13 +208,9 @@ class _FileReader:
             inner = [c for c in node.named_children if c.type != "comment"][0]
             return TypeExpr("pointer", position, text, elem=self.type_expr(inner))
         if kind == "slice_type":
-            return TypeExpr(
-                "slice", position, text, elem=self.type_expr(node.child_by_field_name("element"))
-            )
+            return TypeExpr("slice", position, text, elem=self.type_expr(node.child_by_field_name("element")))
         if kind == "array_type":
-            return TypeExpr(
-                "array", position, text, elem=self.type_expr(node.child_by_field_name("element"))
-            )
+            return TypeExpr("array", position, text, elem=self.type_expr(node.child_by_field_name("element")))
         if kind == "map_type":
             return TypeExpr(
                 "map",
@@ -241,11 +241,7 @@ class _FileReader:
         for node in body.named_children:
             if node.type != "field_declaration":
                 continue
-            names = tuple(
-                self.text(c)
-                for i, c in enumerate(node.children)
-                if node.field_name_for_child(i) == "name"
-            )
+            names = tuple(self.text(c) for i, c in enumerate(node.children) if node.field_name_for_child(i) == "name")
             type_node = node.child_by_field_name("type")
             tag_node = node.child_by_field_name("tag")
             tag = None
@@ -310,9 +306,7 @@ class _FileReader:
         last_values: list[tree_sitter.Node] = []
         specs = [c for c in decl.named_children if c.type == "const_spec"]
         for iota, spec in enumerate(specs):
-            names = [
-                c for i, c in enumerate(spec.children) if spec.field_name_for_child(i) == "name"
-            ]
+            names = [c for i, c in enumerate(spec.children) if spec.field_name_for_child(i) == "name"]
             type_node = spec.child_by_field_name("type")
             value_node = spec.child_by_field_name("value")
             if value_node is not None:
@@ -528,9 +522,7 @@ def parse_go_file(
         )
         return None
 
-    package_name = reader.text(
-        next(c for c in package_node.named_children if c.type == "package_identifier")
-    )
+    package_name = reader.text(next(c for c in package_node.named_children if c.type == "package_identifier"))
     return GoFile(
         path=path,
         package=package_name,

@@ -40,7 +40,9 @@ def unquote_go(body: str) -> str:
             out.append(_ESCAPES[nxt])
             i += 2
             continue
-        width, base = {"x": (2, 16), "u": (4, 16), "U": (8, 16)}.get(nxt, (3, 8) if nxt and nxt in "01234567" else (0, 0))
+        width, base = {"x": (2, 16), "u": (4, 16), "U": (8, 16)}.get(
+            nxt, (3, 8) if nxt and nxt in "01234567" else (0, 0)
+        )
         if not width:
             raise GoStringError(f"invalid escape sequence {body[i : i + 2]!r} in a Go string")
         start = i + 2 if base == 16 else i + 1
@@ -79,7 +81,7 @@ def read_struct_tag(tag: str) -> tuple[dict[str, str], str | None]:
         if not match:
             kept = " ".join(f'{k}:"{v}"' for k, v in pairs.items())
             return pairs, (
-                f"malformed struct tag {tag!r}: expected key:\"value\" pairs separated by spaces"
+                f'malformed struct tag {tag!r}: expected key:"value" pairs separated by spaces'
                 + (f"; Go reads only {kept} from it" if pairs else "; Go reads nothing from it")
             )
         try:
@@ -158,9 +160,7 @@ class ProtobufTag:
                 f"(expected one of {', '.join(sorted(_WIRE_TYPES))})"
             )
         if not number_text.isdigit() or int(number_text) == 0:
-            raise TagError(
-                f"protobuf tag {value!r}: field number {number_text!r} must be a positive integer"
-            )
+            raise TagError(f"protobuf tag {value!r}: field number {number_text!r} must be a positive integer")
         label = ""
         name = ""
         options: list[tuple[str, str]] = []

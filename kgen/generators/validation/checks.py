@@ -1,7 +1,6 @@
 """The validation markers' checks before anything is generated: each rule applies where it
 is written, its regular expressions and CEL expressions compile, its unions make sense."""
 
-
 from __future__ import annotations
 
 import re
@@ -30,7 +29,12 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
             _check_constraints(universe, own, _type_ref(typedef), f"type {typedef.name}", where, diagnostics)
             for f in typedef.fields:
                 _check_constraints(
-                    universe, f.validation, f.type, f"field {typedef.name}.{f.go_name}", Position.parse(f.position), diagnostics
+                    universe,
+                    f.validation,
+                    f.type,
+                    f"field {typedef.name}.{f.go_name}",
+                    Position.parse(f.position),
+                    diagnostics,
                 )
             lent = {(u.origin, u.position) for e in _embedded(universe, typedef) for u in e.unions}
             for union in typedef.unions:
@@ -87,7 +91,9 @@ def _shape(universe: Universe, ref: TypeRef) -> tuple[str, TypeRef]:
         if typedef.kind == "struct":
             return "struct", ref
         if typedef.kind == "python":
-            return {"string": "string", "integer": "number", "number": "number"}.get(typedef.json_type or "", "opaque"), ref
+            return {"string": "string", "integer": "number", "number": "number"}.get(
+                typedef.json_type or "", "opaque"
+            ), ref
         ref = typedef.underlying
         while ref.kind == "pointer":
             ref = ref.elem
@@ -153,7 +159,10 @@ def _check_constraints(
         if problem:
             diagnostics.error(position, f"{what}: invalid regular expression {c.pattern!r}: {problem}")
     if c.format is not None and c.format not in FORMATS:
-        diagnostics.warning(position, f"{what}: format {c.format!r} is not one kgen validates ({', '.join(sorted(FORMATS))}); it is ignored")
+        diagnostics.warning(
+            position,
+            f"{what}: format {c.format!r} is not one kgen validates ({', '.join(sorted(FORMATS))}); it is ignored",
+        )
     for rule in c.rules:
         _check_rule(universe, ref, rule, what, where, diagnostics)
     if shape == "list":
@@ -195,7 +204,9 @@ def _check_constraints(
             if name not in by_json:
                 diagnostics.error(position, f"{what}: +k8s:subfield({name!r}) names no field of {struct.name}")
             else:
-                _check_constraints(universe, inner, by_json[name].type, f"subfield {name} of {what}", position, diagnostics)
+                _check_constraints(
+                    universe, inner, by_json[name].type, f"subfield {name} of {what}", position, diagnostics
+                )
     for gated in c.gated:
         _check_constraints(universe, gated.constraints, ref, what, position, diagnostics)
     if c.enum is not None and shape not in ("string", "number", "opaque"):
@@ -226,25 +237,34 @@ def _check_rule(
         problem = compile_error(rule.message_expression)
         if problem:
             diagnostics.error(
-                position, f"{what}: CEL messageExpression {rule.message_expression!r} does not compile: {_first_line(problem)}"
+                position,
+                f"{what}: CEL messageExpression {rule.message_expression!r} does not compile: {_first_line(problem)}",
             )
     for text in (rule.rule, rule.message_expression):
         for problem in _cel_problems(universe, ref, text):
             diagnostics.error(position, f"{what}: CEL {text!r} {problem}")
-    if rule.reason and rule.reason not in ("FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate"):
+    if rule.reason and rule.reason not in (
+        "FieldValueInvalid",
+        "FieldValueForbidden",
+        "FieldValueRequired",
+        "FieldValueDuplicate",
+    ):
         diagnostics.error(
             position,
             f"{what}: reason {rule.reason!r} must be FieldValueInvalid, FieldValueForbidden, FieldValueRequired or FieldValueDuplicate",
         )
 
 
-CEL_FUNCTIONS = frozenset(
-    "has size int uint double string bytes dyn type timestamp duration matches startsWith endsWith contains "
-    "all exists exists_one map filter of none ofNonZeroValue hasValue value orValue or "
-    # the accessors of timestamps and durations
-    "getDate getDayOfMonth getDayOfWeek getDayOfYear getFullYear getHours getMilliseconds getMinutes getMonth "
-    "getSeconds".split()
-) | KUBERNETES_FUNCTIONS.keys()
+CEL_FUNCTIONS = (
+    frozenset(
+        "has size int uint double string bytes dyn type timestamp duration matches startsWith endsWith contains "
+        "all exists exists_one map filter of none ofNonZeroValue hasValue value orValue or "
+        # the accessors of timestamps and durations
+        "getDate getDayOfMonth getDayOfWeek getDayOfYear getFullYear getHours getMilliseconds getMinutes getMonth "
+        "getSeconds".split()
+    )
+    | KUBERNETES_FUNCTIONS.keys()
+)
 """The functions a rule may call: CEL's standard ones and the Kubernetes ones kgen evaluates."""
 
 _CALL = re.compile(r"""'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\b([A-Za-z_]\w*)\s*\(""")
@@ -277,7 +297,9 @@ def _cel_problems(universe: Universe, ref: TypeRef, text: str) -> list[str]:
                     problems.append(f"selects .{name} of {reached}, which is a {shape} and has no fields")
                 break  # maps take any key; opaque values are not known
             # a property CEL must escape (`namespace`, `dash-name`) is selected escaped
-            member = next((f for f in universe.resolve(base).fields if name in (f.json_name, cel_escape(f.json_name))), None)
+            member = next(
+                (f for f in universe.resolve(base).fields if name in (f.json_name, cel_escape(f.json_name))), None
+            )
             if member is None:
                 known = ", ".join(f.json_name for f in universe.resolve(base).fields)
                 reached = ".".join([match.group(1), *names[:depth]])
@@ -301,12 +323,11 @@ def _check_union(typedef: TypeDef, union: Union, diagnostics: Diagnostics) -> No
     for member in union.members:
         if member.json_name not in known:
             diagnostics.error(
-                position, f"union of {typedef.name} names {member.json_name!r}, which is not a field (fields: {', '.join(sorted(known))})"
+                position,
+                f"union of {typedef.name} names {member.json_name!r}, which is not a field (fields: {', '.join(sorted(known))})",
             )
     # A discriminated union may have one member: SeccompProfile's `type` names the profile
     # kind, and only `Localhost` carries a field (localhostProfile).
     if len(union.members) < 2 and union.origin != "k8s:unionMember" and union.discriminator is None:
         # A union with one member is usually one made to grow (core/v1's PodSchedulingGroup).
         diagnostics.note(position, f"union of {typedef.name} has fewer than two members")
-
-

@@ -221,9 +221,14 @@ def _dependent_blocks(module: _Module, typedef: TypeDef) -> list[str]:
                 if zero is None:
                     continue
                 problem = zero if required else _negate(zero)
-                message = py_string(f"{'must' if required else 'may not'} be specified when `{f.json_name}` is specified")
+                message = py_string(
+                    f"{'must' if required else 'may not'} be specified when `{f.json_name}` is specified"
+                )
                 error = "_v.required" if required else "_v.forbidden"
-                lines += [f"if {_negate(set_test)} and {problem}:", f"    errors.append({error}((path, {py_string(name)}), {message}))"]
+                lines += [
+                    f"if {_negate(set_test)} and {problem}:",
+                    f"    errors.append({error}((path, {py_string(name)}), {message}))",
+                ]
     return lines
 
 
@@ -360,7 +365,15 @@ def _named_constraints(universe: Universe, ref: TypeRef) -> list[Constraints]:
 
 
 def _value(
-    module: _Module, cs: list[Constraints], ref: TypeRef, v: str, old: str, has_old: str, p: str, depth: int, descend: bool = True
+    module: _Module,
+    cs: list[Constraints],
+    ref: TypeRef,
+    v: str,
+    old: str,
+    has_old: str,
+    p: str,
+    depth: int,
+    descend: bool = True,
 ) -> list[str]:
     """Checks of a present value: its constraints `cs`, its named types' constraints, what it holds."""
     universe = module.universe
@@ -412,7 +425,15 @@ def _value(
                     ]
         if descend and module.plan.struct_needs(struct):
             lines.append(f"{_check_ref(module, struct)}({v}, {old}, {p}, options, errors)")
-    json_type = {"string": "string", "number": "number", "bool": "boolean", "list": "array", "map": "object", "struct": "object", "bytes": "string"}.get(shape, "object")
+    json_type = {
+        "string": "string",
+        "number": "number",
+        "bool": "boolean",
+        "list": "array",
+        "map": "object",
+        "struct": "object",
+        "bytes": "string",
+    }.get(shape, "object")
     if base.kind == "basic" and base.basic in INT_BITS:
         json_type = "integer"
     for c in cs:
@@ -448,27 +469,48 @@ def _simple_checks(module: _Module, c: Constraints, shape: str, v: str, p: str) 
     if shape == "number":
         if c.minimum is not None:
             if c.exclusive_minimum:
-                add(f"{v} <= {repr(c.minimum)}", f"_v.invalid({p}, {v}, {py_string(f'must be greater than {c.minimum}')}, 'minimum')")
+                add(
+                    f"{v} <= {repr(c.minimum)}",
+                    f"_v.invalid({p}, {v}, {py_string(f'must be greater than {c.minimum}')}, 'minimum')",
+                )
             else:
-                add(f"{v} < {repr(c.minimum)}", f"_v.invalid({p}, {v}, {py_string(f'must be greater than or equal to {c.minimum}')}, 'minimum')")
+                add(
+                    f"{v} < {repr(c.minimum)}",
+                    f"_v.invalid({p}, {v}, {py_string(f'must be greater than or equal to {c.minimum}')}, 'minimum')",
+                )
         if c.maximum is not None:
             if c.exclusive_maximum:
-                add(f"{v} >= {repr(c.maximum)}", f"_v.invalid({p}, {v}, {py_string(f'must be less than {c.maximum}')}, 'maximum')")
+                add(
+                    f"{v} >= {repr(c.maximum)}",
+                    f"_v.invalid({p}, {v}, {py_string(f'must be less than {c.maximum}')}, 'maximum')",
+                )
             else:
-                add(f"{v} > {repr(c.maximum)}", f"_v.invalid({p}, {v}, {py_string(f'must be less than or equal to {c.maximum}')}, 'maximum')")
+                add(
+                    f"{v} > {repr(c.maximum)}",
+                    f"_v.invalid({p}, {v}, {py_string(f'must be less than or equal to {c.maximum}')}, 'maximum')",
+                )
         if c.multiple_of:
-            add(f"{v} % {repr(c.multiple_of)}", f"_v.invalid({p}, {v}, {py_string(f'must be a multiple of {c.multiple_of}')}, 'multipleOf')")
+            add(
+                f"{v} % {repr(c.multiple_of)}",
+                f"_v.invalid({p}, {v}, {py_string(f'must be a multiple of {c.multiple_of}')}, 'multipleOf')",
+            )
     if shape == "string":
         if c.min_length is not None:
             noun = "character" if c.min_length == 1 else "characters"
-            add(f"len({v}) < {c.min_length}", f"_v.invalid({p}, {v}, {py_string(f'must be at least {c.min_length} {noun}')}, 'minLength')")
+            add(
+                f"len({v}) < {c.min_length}",
+                f"_v.invalid({p}, {v}, {py_string(f'must be at least {c.min_length} {noun}')}, 'minLength')",
+            )
         if c.max_length is not None:
             add(f"len({v}) > {c.max_length}", f"_v.too_long({p}, {v}, {c.max_length}, 'characters', 'maxLength')")
         if c.max_bytes is not None:
             add(f"len({v}.encode()) > {c.max_bytes}", f"_v.too_long({p}, {v}, {c.max_bytes}, 'bytes', 'maxBytes')")
         if c.pattern is not None:
             name = module.constant("pattern:" + c.pattern, "PATTERN", f"_v.pattern({py_string(c.pattern)})")
-            add(f"not {name}.search({v})", f"_v.invalid({p}, {v}, {py_string(f'must match the regular expression {_quote(c.pattern)}')}, 'pattern')")
+            add(
+                f"not {name}.search({v})",
+                f"_v.invalid({p}, {v}, {py_string(f'must match the regular expression {_quote(c.pattern)}')}, 'pattern')",
+            )
         if c.format is not None and c.format in FORMATS:
             name = module.constant("format:" + c.format, "FORMAT", f"_v.VALIDATORS[{py_string(c.format)}]")
             lines.append(f"errors.extend({name}({p}, {v}))")
@@ -476,17 +518,27 @@ def _simple_checks(module: _Module, c: Constraints, shape: str, v: str, p: str) 
         size = f"(len({v}) + 2) // 3 * 4"
         if c.min_length is not None:
             noun = "character" if c.min_length == 1 else "characters"
-            add(f"{size} < {c.min_length}", f"_v.invalid({p}, {v}, {py_string(f'must be at least {c.min_length} {noun}')}, 'minLength')")
+            add(
+                f"{size} < {c.min_length}",
+                f"_v.invalid({p}, {v}, {py_string(f'must be at least {c.min_length} {noun}')}, 'minLength')",
+            )
         if c.max_length is not None:
             add(f"{size} > {c.max_length}", f"_v.too_long({p}, {v}, {c.max_length}, 'characters', 'maxLength')")
     if shape == "struct":
         lines.extend(_property_counts(c, v, p))
     if c.enum is not None:
         values = sorted(c.enum, key=lambda x: (str(type(x)), x))
-        name = module.constant("enum:" + json.dumps(values), "ENUM", "(" + ", ".join(_literal(x) for x in values) + ("," if len(values) == 1 else "") + ")")
+        name = module.constant(
+            "enum:" + json.dumps(values),
+            "ENUM",
+            "(" + ", ".join(_literal(x) for x in values) + ("," if len(values) == 1 else "") + ")",
+        )
         add(f"{v} not in {name}", f"_v.not_supported({p}, {v}, {name})")
     for forbidden in c.neq:
-        add(f"{v} == {_literal(forbidden)}", f"_v.invalid({p}, {v}, {py_string(f'must not be equal to {json.dumps(forbidden)}')}, 'neq')")
+        add(
+            f"{v} == {_literal(forbidden)}",
+            f"_v.invalid({p}, {v}, {py_string(f'must not be equal to {json.dumps(forbidden)}')}, 'neq')",
+        )
     return lines
 
 
@@ -517,7 +569,9 @@ def _enum_type_check(module: _Module, typedef: TypeDef, v: str, p: str) -> list[
     # Values excluded while a gate is on (or off): allowed only when no exclusion applies.
     conditions = []
     for e in sorted(gated, key=lambda e: str(e.value)):
-        tests = " or ".join(f"{'' if enabled else 'not '}options.enabled({py_string(gate)})" for gate, enabled in e.excluded_when)
+        tests = " or ".join(
+            f"{'' if enabled else 'not '}options.enabled({py_string(gate)})" for gate, enabled in e.excluded_when
+        )
         conditions.append((py_string(str(e.value)), tests))
     allowed = module.local("allowed")
     lines = [f"{allowed}: tuple[str, ...] = {name}"]
@@ -531,7 +585,9 @@ def _item_constraints(cs: Iterable[Constraints]) -> list[Constraints]:
     return [c.items for c in cs if c.items is not None]
 
 
-def _list_checks(module: _Module, cs: list[Constraints], base: TypeRef, v: str, old: str, p: str, depth: int, descend: bool) -> list[str]:
+def _list_checks(
+    module: _Module, cs: list[Constraints], base: TypeRef, v: str, old: str, p: str, depth: int, descend: bool
+) -> list[str]:
     universe = module.universe
     lines: list[str] = []
     elem = base.elem
@@ -540,7 +596,10 @@ def _list_checks(module: _Module, cs: list[Constraints], base: TypeRef, v: str, 
     for c in cs:
         if c.min_items is not None:
             noun = "item" if c.min_items == 1 else "items"
-            lines += [f"if len({v}) < {c.min_items}:", f"    errors.append(_v.invalid({p}, len({v}), {py_string(f'must have at least {c.min_items} {noun}')}, 'minItems'))"]
+            lines += [
+                f"if len({v}) < {c.min_items}:",
+                f"    errors.append(_v.invalid({p}, len({v}), {py_string(f'must have at least {c.min_items} {noun}')}, 'minItems'))",
+            ]
         if c.max_items is not None:
             lines += [f"if len({v}) > {c.max_items}:", f"    errors.append(_v.too_many({p}, len({v}), {c.max_items}))"]
         map_keys = map_keys or c.list_map_keys
@@ -602,20 +661,34 @@ def _property_counts(c: Constraints, v: str, p: str) -> list[str]:
     lines.append(f"properties = len({v}.to_dict())")
     if c.min_properties is not None:
         noun = "item" if c.min_properties == 1 else "items"
-        lines += [f"if properties < {c.min_properties}:", f"    errors.append(_v.invalid({p}, properties, {py_string(f'must have at least {c.min_properties} {noun}')}, 'minProperties'))"]
+        lines += [
+            f"if properties < {c.min_properties}:",
+            f"    errors.append(_v.invalid({p}, properties, {py_string(f'must have at least {c.min_properties} {noun}')}, 'minProperties'))",
+        ]
     if c.max_properties is not None:
-        lines += [f"if properties > {c.max_properties}:", f"    errors.append(_v.too_many({p}, properties, {c.max_properties}, 'maxProperties'))"]
+        lines += [
+            f"if properties > {c.max_properties}:",
+            f"    errors.append(_v.too_many({p}, properties, {c.max_properties}, 'maxProperties'))",
+        ]
     return lines
 
 
-def _map_checks(module: _Module, cs: list[Constraints], base: TypeRef, v: str, old: str, p: str, depth: int, descend: bool) -> list[str]:
+def _map_checks(
+    module: _Module, cs: list[Constraints], base: TypeRef, v: str, old: str, p: str, depth: int, descend: bool
+) -> list[str]:
     lines: list[str] = []
     for c in cs:
         if c.min_properties is not None:
             noun = "item" if c.min_properties == 1 else "items"
-            lines += [f"if len({v}) < {c.min_properties}:", f"    errors.append(_v.invalid({p}, len({v}), {py_string(f'must have at least {c.min_properties} {noun}')}, 'minProperties'))"]
+            lines += [
+                f"if len({v}) < {c.min_properties}:",
+                f"    errors.append(_v.invalid({p}, len({v}), {py_string(f'must have at least {c.min_properties} {noun}')}, 'minProperties'))",
+            ]
         if c.max_properties is not None:
-            lines += [f"if len({v}) > {c.max_properties}:", f"    errors.append(_v.too_many({p}, len({v}), {c.max_properties}, 'maxProperties'))"]
+            lines += [
+                f"if len({v}) > {c.max_properties}:",
+                f"    errors.append(_v.too_many({p}, len({v}), {c.max_properties}, 'maxProperties'))",
+            ]
     key_cs = [c.keys for c in cs if c.keys is not None]
     k = f"key{depth}"
     key_body = _value(module, key_cs, base.key, k, "None", "False", p, depth + 1, descend)
@@ -639,7 +712,9 @@ def _map_checks(module: _Module, cs: list[Constraints], base: TypeRef, v: str, o
     return lines
 
 
-def _rules(module: _Module, rules: Iterable[CelRule], v: str, old: str, p: str, json_type: str, depth: int) -> list[str]:
+def _rules(
+    module: _Module, rules: Iterable[CelRule], v: str, old: str, p: str, json_type: str, depth: int
+) -> list[str]:
     rules = list(rules)
     if not rules:
         return []

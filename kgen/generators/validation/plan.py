@@ -1,7 +1,6 @@
 """What the validation generator checks: which struct types get a check function, and
 the hand-written hooks of each type."""
 
-
 from __future__ import annotations
 
 
@@ -89,5 +88,3 @@ def needs(universe: Universe, typedef: TypeDef) -> bool:
 
 def has_module(universe: Universe, package: Package) -> bool:
     return bool(structs_needing(package, _plan_for(universe)))
-
-

@@ -236,7 +236,9 @@ class Informer(_Informer[T, L]):
     def start(self) -> None:
         """Run on a daemon thread until `stop()`."""
         if self._thread is None:
-            self._thread = threading.Thread(target=self.run, name=f"informer-{self.client.resource.plural}", daemon=True)
+            self._thread = threading.Thread(
+                target=self.run, name=f"informer-{self.client.resource.plural}", daemon=True
+            )
             self._thread.start()
 
     def stop(self, timeout: float | None = 5.0) -> None:

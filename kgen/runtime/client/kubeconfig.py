@@ -27,7 +27,13 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from kgen.runtime.client.config import SERVICE_ACCOUNT_DIR, ClientConfig, Impersonation, TLSConfig, load_incluster_config
+from kgen.runtime.client.config import (
+    SERVICE_ACCOUNT_DIR,
+    ClientConfig,
+    Impersonation,
+    TLSConfig,
+    load_incluster_config,
+)
 from kgen.runtime.client.credentials import (
     CredentialProvider,
     ExecConfig,

@@ -431,7 +431,9 @@ class Delete(_Client[T, L]):
             precondition_uid=precondition_uid, precondition_resource_version=precondition_resource_version,
             dry_run=dry_run,
         )  # fmt: skip
-        data = self.transport.request("DELETE", self._path(name, namespace=namespace), body=body, resource=self._ref(name))
+        data = self.transport.request(
+            "DELETE", self._path(name, namespace=namespace), body=body, resource=self._ref(name)
+        )
         return _deleted(self.model, data)
 
 
@@ -463,10 +465,14 @@ class DeleteCollection(_Client[T, L]):
 class Scale(_Client[T, L]):
     def get_scale(self, name: str, *, namespace: str | None = None) -> dict[str, Any]:
         """The object's /scale subresource (an autoscaling/v1 Scale, as JSON data)."""
-        data: dict[str, Any] = self.transport.request("GET", self._path(name, "scale", namespace), resource=self._ref(name))
+        data: dict[str, Any] = self.transport.request(
+            "GET", self._path(name, "scale", namespace), resource=self._ref(name)
+        )
         return data
 
-    def update_scale(self, name: str, scale: dict[str, Any], *, dry_run: bool = False, namespace: str | None = None) -> dict[str, Any]:
+    def update_scale(
+        self, name: str, scale: dict[str, Any], *, dry_run: bool = False, namespace: str | None = None
+    ) -> dict[str, Any]:
         """Replace the object's scale (`spec.replicas`)."""
         data: dict[str, Any] = self.transport.request(
             "PUT", self._path(name, "scale", namespace), body=scale, resource=self._ref(name),

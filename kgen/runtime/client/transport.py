@@ -97,7 +97,9 @@ class _Base:
         self._identity: tuple[bytes, bytes] | None = None
         self._identity_lock = threading.Lock()
         if http2 and not http2_available():
-            raise ConfigError("HTTP/2 needs the http2 extra (the h2 package): pip install 'kgen-k8s[http2]' (or pass http2=None)")
+            raise ConfigError(
+                "HTTP/2 needs the http2 extra (the h2 package): pip install 'kgen-k8s[http2]' (or pass http2=None)"
+            )
         self.http2 = http2_available() if http2 is None else http2
 
     @property

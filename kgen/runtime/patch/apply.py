@@ -129,10 +129,15 @@ def _print_manager(ident: Hashable) -> str:
 def conflict_error(conflicts: list[Conflict]) -> APIError:
     """The 409 of an apply with conflicts (the API server's NewConflictError)."""
     ordered = sorted(conflicts, key=lambda c: _identifier_json(c.manager))
-    causes = [StatusCause("FieldManagerConflict", f"conflict with {_print_manager(c.manager)}", path_string(c.path)) for c in ordered]
+    causes = [
+        StatusCause("FieldManagerConflict", f"conflict with {_print_manager(c.manager)}", path_string(c.path))
+        for c in ordered
+    ]
     if len(ordered) == 1:
         c = ordered[0]
-        return apply_conflict(f"Apply failed with 1 conflict: conflict with {_print_manager(c.manager)}: {path_string(c.path)}", causes)
+        return apply_conflict(
+            f"Apply failed with 1 conflict: conflict with {_print_manager(c.manager)}: {path_string(c.path)}", causes
+        )
     lines = []
     for ident in sorted({c.manager for c in ordered}, key=_identifier_json):
         lines.append(f"conflicts with {_print_manager(ident)}:")
@@ -167,7 +172,12 @@ def decode_managed_fields(entries: Any) -> _Managed:
             raise ValueError(f"missing fieldsType in managed fields entry {i}")
         if fields_type != "FieldsV1":
             raise ValueError(f'invalid fieldsType "{fields_type}" in managed fields entry {i}')
-        ident = (entry.get("manager") or "", operation, "" if operation == "Apply" else api_version, entry.get("subresource") or "")
+        ident = (
+            entry.get("manager") or "",
+            operation,
+            "" if operation == "Apply" else api_version,
+            entry.get("subresource") or "",
+        )
         try:
             fields = FieldSet.from_fields_v1(entry.get("fieldsV1") or {})
         except FieldsV1Error as err:
@@ -208,7 +218,13 @@ def encode_managed_fields(managed: _Managed) -> list[dict[str, Any]] | None:
             entry["subresource"] = subresource
         entries.append(entry)
     entries.sort(
-        key=lambda e: (e["operation"], _seconds(e.get("time")), e.get("manager", ""), e["apiVersion"], e.get("subresource", ""))
+        key=lambda e: (
+            e["operation"],
+            _seconds(e.get("time")),
+            e.get("manager", ""),
+            e["apiVersion"],
+            e.get("subresource", ""),
+        )
     )
     return entries
 
@@ -284,7 +300,9 @@ class FieldManager:
         self.max_update_managers = max_update_managers
         self.clock = clock
         ignored = FieldSet.of(*(tuple((0, name) for name in path) for path in reset_fields))
-        self._updater = Updater(converter or SameTypeConverter(type), {api_version: ignored} if not ignored.empty() else None)
+        self._updater = Updater(
+            converter or SameTypeConverter(type), {api_version: ignored} if not ignored.empty() else None
+        )
 
     def _now(self) -> str:
         return self.clock().astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -443,7 +461,9 @@ class FieldManager:
             validate(live, self.type, allow_duplicates=True)
         except ValidationError as err:
             raise server_error(f"failed to create typed live object ({_gvknn(live)}): {err}") from None
-        new, fields = self._updater.apply(Typed(live, self.type), Typed(applied, self.type), self.api_version, fields, ident, force)
+        new, fields = self._updater.apply(
+            Typed(live, self.type), Typed(applied, self.type), self.api_version, fields, ident, force
+        )
         if new is None:
             return None, fields
         obj = new.value if isinstance(new.value, dict) else {}

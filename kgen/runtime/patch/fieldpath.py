@@ -191,7 +191,9 @@ def serialize_element(pe: PathElement) -> str:
         return "f:" + field_name
     if kind == _KEY:
         # Key field names are written as they are; values with Go's HTML-safe escaping.
-        parts = [json.dumps(name, ensure_ascii=False) + ":" + gojson.marshal(json_value(x)).decode() for name, x in payload]
+        parts = [
+            json.dumps(name, ensure_ascii=False) + ":" + gojson.marshal(json_value(x)).decode() for name, x in payload
+        ]
         return "k:{" + ",".join(parts) + "}"
     if kind == _VALUE:
         return "v:" + gojson.marshal(json_value(payload)).decode()

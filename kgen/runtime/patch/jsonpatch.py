@@ -154,7 +154,9 @@ def _string_field(op: dict[str, Any], name: str) -> str:
 
 
 def _json_kind(value: Any) -> str:
-    return {dict: "object", list: "array", bool: "bool", int: "number", float: "number", str: "string"}.get(type(value), "null")
+    return {dict: "object", list: "array", bool: "bool", int: "number", float: "number", str: "string"}.get(
+        type(value), "null"
+    )
 
 
 class _Applier:
@@ -167,7 +169,9 @@ class _Applier:
         """Apply one operation."""
         kind = op.get("op")
         kind = kind if type(kind) is str else "unknown"
-        handler = getattr(self, "op_" + kind, None) if kind in ("add", "remove", "replace", "move", "test", "copy") else None
+        handler = (
+            getattr(self, "op_" + kind, None) if kind in ("add", "remove", "replace", "move", "test", "copy") else None
+        )
         if handler is None:
             raise _Failed(f"Unexpected kind: {kind}")
         handler(op)

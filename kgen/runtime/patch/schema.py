@@ -59,7 +59,13 @@ class FieldSpec:
     __slots__ = ("name", "type", "default", "patch_strategies", "patch_merge_key", "nullable")
 
     def __init__(
-        self, name: str, type: TypeRef, default: Any, strategies: tuple[str, ...], merge_key: str, nullable: bool = False
+        self,
+        name: str,
+        type: TypeRef,
+        default: Any,
+        strategies: tuple[str, ...],
+        merge_key: str,
+        nullable: bool = False,
     ):
         self.name = name
         self.type = type
@@ -93,7 +99,9 @@ class Atom:
 
     __slots__ = ("scalar", "list", "map", "name")
 
-    def __init__(self, scalar: str | None = None, list: ListSpec | None = None, map: MapSpec | None = None, name: str = ""):
+    def __init__(
+        self, scalar: str | None = None, list: ListSpec | None = None, map: MapSpec | None = None, name: str = ""
+    ):
         self.scalar = scalar
         self.list = list
         self.map = map
@@ -105,7 +113,9 @@ class TypeRef:
 
     __slots__ = ("schema", "named", "inline", "map_relationship", "_atom")
 
-    def __init__(self, schema: Schema, named: str | None = None, inline: Atom | None = None, map_relationship: str = ""):
+    def __init__(
+        self, schema: Schema, named: str | None = None, inline: Atom | None = None, map_relationship: str = ""
+    ):
         self.schema = schema
         self.named = named
         self.inline = inline
@@ -210,7 +220,9 @@ class TypeRef:
 class Schema:
     """Named types converted from OpenAPI v3 schemas (lazily, each on first use)."""
 
-    def __init__(self, definitions: Mapping[str, Mapping[str, Any]] | None = None, *, preserve_unknown_fields: bool = False):
+    def __init__(
+        self, definitions: Mapping[str, Mapping[str, Any]] | None = None, *, preserve_unknown_fields: bool = False
+    ):
         self._raw: dict[str, Mapping[str, Any]] = dict(definitions or {})
         self._atoms: dict[str, Atom] = {}
         self._preserve = preserve_unknown_fields
@@ -249,7 +261,9 @@ class Schema:
             if served.get("name") == version:
                 openapi = (served.get("schema") or {}).get("openAPIV3Schema") or {"type": "object"}
                 return cls.from_crd_schema(openapi, preserve_unknown_fields=bool(spec.get("preserveUnknownFields")))
-        raise SchemaError(f"CustomResourceDefinition {crd.get('metadata', {}).get('name', '')!r} has no version {version!r}")
+        raise SchemaError(
+            f"CustomResourceDefinition {crd.get('metadata', {}).get('name', '')!r} has no version {version!r}"
+        )
 
     # Lookup.
 
@@ -336,7 +350,7 @@ class _Converter:
             name = target
             for prefix in _REF_PREFIXES:
                 if target.startswith(prefix):
-                    name = target[len(prefix):]
+                    name = target[len(prefix) :]
             return TypeRef(self.schema, name, map_relationship=_map_relationship(raw, self.where))
         inner = _Converter(self.schema, f"inlined in {self.where}", self.preserve)
         return TypeRef(self.schema, inline=inner.visit(raw))
@@ -453,7 +467,8 @@ def _builtin_definitions() -> dict[str, dict[str, Any]]:
     ref = {"$ref": "#/components/schemas/" + meta + "Time"}
     string_map = {"type": "object", "additionalProperties": {"type": "string", "default": ""}}
     return {
-        meta + "ObjectMeta": {
+        meta
+        + "ObjectMeta": {
             "type": "object",
             "properties": {
                 "annotations": string_map,
@@ -489,7 +504,8 @@ def _builtin_definitions() -> dict[str, dict[str, Any]]:
                 "uid": {"type": "string"},
             },
         },
-        meta + "OwnerReference": {
+        meta
+        + "OwnerReference": {
             "type": "object",
             "properties": {
                 "apiVersion": {"type": "string", "default": ""},
@@ -501,7 +517,8 @@ def _builtin_definitions() -> dict[str, dict[str, Any]]:
             },
             "x-kubernetes-map-type": "atomic",
         },
-        meta + "ManagedFieldsEntry": {
+        meta
+        + "ManagedFieldsEntry": {
             "type": "object",
             "properties": {
                 "apiVersion": {"type": "string"},

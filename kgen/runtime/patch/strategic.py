@@ -61,9 +61,14 @@ class _Error(Exception):
 
 def _go_type(v: Any) -> str:
     """reflect.TypeOf of unstructured JSON data."""
-    return {dict: "map[string]interface {}", list: "[]interface {}", str: "string", bool: "bool", int: "int64", float: "float64"}.get(
-        type(v), "%!s(<nil>)"
-    )
+    return {
+        dict: "map[string]interface {}",
+        list: "[]interface {}",
+        str: "string",
+        bool: "bool",
+        int: "int64",
+        float: "float64",
+    }.get(type(v), "%!s(<nil>)")
 
 
 def _go_eq(a: Any, b: Any) -> bool:
@@ -192,7 +197,9 @@ def _slice_element_type(*lists: Any) -> str:
                     raise _Error("runtime error: invalid memory address or nil pointer dereference")
                 found = current
             elif found != current:
-                raise _Error(f"list element types are not identical: [{' '.join(_go_value(list(x or [])) for x in lists)}]")
+                raise _Error(
+                    f"list element types are not identical: [{' '.join(_go_value(list(x or [])) for x in lists)}]"
+                )
     if found is None:
         raise _Error("no elements in any of the given slices")
     return "map" if found == "map[string]interface {}" else found
@@ -277,7 +284,12 @@ def _merge_sorted(left: list[Any], right: list[Any], server_order: list[Any], me
 
 
 def _normalize_order(
-    patch_items: list[Any], server_only: list[Any], patch_order: list[Any], server_order: list[Any], merge_key: str, kind: str
+    patch_items: list[Any],
+    server_only: list[Any],
+    patch_order: list[Any],
+    server_order: list[Any],
+    merge_key: str,
+    kind: str,
 ) -> list[Any]:
     patch_items = _sort_by(patch_items, patch_order, merge_key, kind)
     server_only = _sort_by(server_only, server_order, merge_key, kind)
@@ -389,7 +401,9 @@ def _merge_list_field(
     return patch
 
 
-def _merge_list(original: list[Any], patch: list[Any], tr: TypeRef | None, merge_key: str, delete_list: bool) -> list[Any]:
+def _merge_list(
+    original: list[Any], patch: list[Any], tr: TypeRef | None, merge_key: str, delete_list: bool
+) -> list[Any]:
     if not original and not patch:
         return original
     kind = _slice_element_type(original, patch)
@@ -505,8 +519,12 @@ def _merge_element_orders(original: dict[str, Any], patch: dict[str, Any], tr: T
         else:
             merged = _merge_list_field(current, patch_list, sub, strategy, merge_key, False)
         inside, outside = _partition(merged, order, merge_key)
-        kind = _slice_element_type(current if current is not _MISSING else [], patch_list if patch_list is not _MISSING else [])
-        original[key] = _normalize_order(inside, outside, order, current if current is not _MISSING else [], merge_key, kind)
+        kind = _slice_element_type(
+            current if current is not _MISSING else [], patch_list if patch_list is not _MISSING else []
+        )
+        original[key] = _normalize_order(
+            inside, outside, order, current if current is not _MISSING else [], merge_key, kind
+        )
         patch.pop(key, None)
 
 

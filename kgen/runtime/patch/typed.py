@@ -150,7 +150,9 @@ def _item_element(tr: TypeRef, list_spec: ListSpec, item: Any) -> PathElement:
                 found[name] = item[name]
             else:
                 if element_map is None:
-                    raise ValueError(f"couldn't find default value for {name}: associative list may not have non-map types")
+                    raise ValueError(
+                        f"couldn't find default value for {name}: associative list may not have non-map types"
+                    )
                 declared = element_map.fields.get(name)
                 if declared is not None and declared.default is not None:
                     found[name] = declared.default
@@ -208,9 +210,14 @@ def _go_value(v: Any) -> str:
 
 
 def _go_type(v: Any) -> str:
-    return {dict: "map[string]interface {}", list: "[]interface {}", bool: "bool", str: "string", int: "int64", float: "float64"}.get(
-        type(v), "<nil>"
-    )
+    return {
+        dict: "map[string]interface {}",
+        list: "[]interface {}",
+        bool: "bool",
+        str: "string",
+        int: "int64",
+        float: "float64",
+    }.get(type(v), "<nil>")
 
 
 def _validate(v: Any, tr: TypeRef, prefix: str, errors: list[tuple[str, str]], allow_duplicates: bool) -> None:
@@ -691,7 +698,9 @@ def reconcile_field_set(fields: FieldSet, tr: TypeRef) -> FieldSet | None:
     return fields.recursive_difference(to_remove).union(to_add)
 
 
-def _reconcile(fields: FieldSet | None, tr: TypeRef, path: Path, is_atomic: bool, to_remove: FieldSet, to_add: FieldSet) -> None:
+def _reconcile(
+    fields: FieldSet | None, tr: TypeRef, path: Path, is_atomic: bool, to_remove: FieldSet, to_add: FieldSet
+) -> None:
     atom = tr.atom
     if atom.map is not None:
         map_spec = atom.map

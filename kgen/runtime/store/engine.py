@@ -254,7 +254,12 @@ class ResourceStore(WriteOperations):
             metadata["continue"] = encode_continue(next_key, prefix, revision)
             if matches is None:
                 metadata["remainingItemCount"] = count - limit
-        return {"apiVersion": self.info.api_version, "kind": self.info.list_kind_name, "metadata": metadata, "items": items}
+        return {
+            "apiVersion": self.info.api_version,
+            "kind": self.info.list_kind_name,
+            "metadata": metadata,
+            "items": items,
+        }
 
     # builtins.list: in this class body `list` is the method above.
     def _read_list(

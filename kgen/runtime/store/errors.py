@@ -61,7 +61,10 @@ def _details(group: str, resource: str, name: str) -> dict[str, str]:
 def not_found(group: str, resource: str, name: str) -> APIError:
     """404 NotFound: `widgets.example.com "x" not found`."""
     return APIError(
-        404, "NotFound", f'{qualified_resource(group, resource)} "{name}" not found', details=_details(group, resource, name)
+        404,
+        "NotFound",
+        f'{qualified_resource(group, resource)} "{name}" not found',
+        details=_details(group, resource, name),
     )
 
 

@@ -235,9 +235,7 @@ class _EtcdWatch(BackendWatch):
         self._backend = backend
         self._queue: queue.Queue[WatchBatch | BaseException | None] = queue.Queue()
         self._closed = False
-        self._client = httpx.Client(
-            base_url=backend.endpoint, timeout=httpx.Timeout(backend._timeout, read=None)
-        )
+        self._client = httpx.Client(base_url=backend.endpoint, timeout=httpx.Timeout(backend._timeout, read=None))
         self._response: httpx.Response | None = None
         request = {
             "create_request": {

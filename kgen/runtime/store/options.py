@@ -60,7 +60,9 @@ def validate_watch_options(match: str, send_initial_events: bool | None) -> None
         problems.append(forbidden(path, f"sendInitialEvents requires setting resourceVersionMatch to {NOT_OLDER_THAN}"))
     if match:
         if send_initial_events is None:
-            problems.append(forbidden(path, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+            problems.append(
+                forbidden(path, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")
+            )
         if match != NOT_OLDER_THAN:
             problems.append(not_supported(path, match, [NOT_OLDER_THAN]))
     if problems:
@@ -73,7 +75,9 @@ def validate_delete_options(propagation_policy: str | None, orphan_dependents: b
     path = Path.root("propagationPolicy")
     if propagation_policy is not None:
         if orphan_dependents is not None:
-            problems.append(invalid(path, propagation_policy, "orphanDependents and deletionPropagation cannot be both set"))
+            problems.append(
+                invalid(path, propagation_policy, "orphanDependents and deletionPropagation cannot be both set")
+            )
         if propagation_policy not in (ORPHAN, BACKGROUND, FOREGROUND):
             problems.append(not_supported(path, propagation_policy, [FOREGROUND, BACKGROUND, ORPHAN, "nil"]))
     if problems:
@@ -105,7 +109,9 @@ def decode_continue(token: str, prefix: str) -> tuple[str, int]:
         raise invalid_token(f"continue key is not valid: server does not recognize this encoded version {version}")
     revision, start = parsed.get("rv"), parsed.get("start")
     if not isinstance(revision, int) or isinstance(revision, bool) or revision == 0:
-        raise invalid_token("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+        raise invalid_token(
+            "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)"
+        )
     if not isinstance(start, str) or not start:
         raise invalid_token("continue key is not valid: encoded start key empty (version meta.k8s.io/v1)")
     key = start if start.startswith("/") else "/" + start

@@ -46,7 +46,9 @@ class ResourceInfo:
         for path in self.selectable_fields:
             parts = path.split(".")
             if not path.startswith(".") or len(parts) < 2 or not all(parts[1:]):
-                raise ValueError(f"{self.resource}: selectable field {path!r} must be a simple JSONPath like '.spec.color'")
+                raise ValueError(
+                    f"{self.resource}: selectable field {path!r} must be a simple JSONPath like '.spec.color'"
+                )
 
     @property
     def api_version(self) -> str:

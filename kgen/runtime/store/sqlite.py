@@ -175,7 +175,9 @@ class SqliteBackend(Backend):
                     " WHERE key >= ? AND key < ? ORDER BY key LIMIT ?",
                     (low, high, limit or -1),
                 ).fetchall()
-                count = conn.execute("SELECT COUNT(*) FROM latest WHERE key >= ? AND key < ?", (low, high)).fetchone()[0]
+                count = conn.execute("SELECT COUNT(*) FROM latest WHERE key >= ? AND key < ?", (low, high)).fetchone()[
+                    0
+                ]
             else:
                 rows = conn.execute(
                     "SELECT h.key, h.create_revision, h.revision, h.value" + _AT_REVISION + "ORDER BY h.key LIMIT ?",

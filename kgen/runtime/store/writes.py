@@ -88,7 +88,9 @@ class WriteOperations(StoreBase):
         name, generate = metadata.get("name", ""), metadata.get("generateName", "")
         if not name and not generate:
             path = Path.root("metadata", "name")
-            raise invalid_error(self.info.group, self.info.kind, "", [required(path, "name or generateName is required")])
+            raise invalid_error(
+                self.info.group, self.info.kind, "", [required(path, "name or generateName is required")]
+            )
         attempts = _GENERATE_NAME_ATTEMPTS if generate and not name else 1
         for attempt in range(attempts):
             candidate: dict[str, Any] = json_copy(obj)
@@ -192,7 +194,9 @@ class WriteOperations(StoreBase):
 
     def _named(self, obj: dict[str, Any], name: str, namespace: str) -> dict[str, Any]:
         metadata = obj.setdefault("metadata", {})
-        if metadata.get("name", name) != name or (self.info.namespaced and metadata.get("namespace", namespace) != namespace):
+        if metadata.get("name", name) != name or (
+            self.info.namespaced and metadata.get("namespace", namespace) != namespace
+        ):
             raise errors.bad_request("the name and namespace of the object may not change")
         metadata["name"] = name
         if self.info.namespaced:
@@ -247,7 +251,11 @@ class WriteOperations(StoreBase):
                 problem = forbidden(Path.root("metadata", "finalizers"), detail)
                 raise invalid_error(self.info.group, self.info.kind, name, [problem])
         self.strategy.validate_update(new, old)
-        if not meta.get("finalizers") and "deletionTimestamp" in old_meta and not old_meta.get("deletionGracePeriodSeconds"):
+        if (
+            not meta.get("finalizers")
+            and "deletionTimestamp" in old_meta
+            and not old_meta.get("deletionGracePeriodSeconds")
+        ):
             # The last finalizer is gone: delete, conditioned on the version we read.
             if not dry_run:
                 with self._storage("update"):
@@ -323,7 +331,9 @@ class WriteOperations(StoreBase):
             )
             raise self._conflict(name, detail)
 
-    def _gc_finalizers(self, finalizers: list[str], policy: str | None, orphan_dependents: bool | None) -> list[str] | None:
+    def _gc_finalizers(
+        self, finalizers: list[str], policy: str | None, orphan_dependents: bool | None
+    ) -> list[str] | None:
         """deletionFinalizersForGarbageCollection: the finalizers after the policy's; None
         when unchanged."""
         if not self.engine.garbage_collection:
@@ -341,7 +351,13 @@ class WriteOperations(StoreBase):
         return None if set(updated) == set(finalizers) else updated
 
     def _mark_deleting(
-        self, key: str, kv: KeyValue, old: dict[str, Any], finalizers: list[str], orphan_dependents: bool | None, dry_run: bool
+        self,
+        key: str,
+        kv: KeyValue,
+        old: dict[str, Any],
+        finalizers: list[str],
+        orphan_dependents: bool | None,
+        dry_run: bool,
     ) -> DeleteResult:
         """markAsDeleting: finalizers keep the object; record that its deletion started."""
         status = 202 if orphan_dependents is False else 200

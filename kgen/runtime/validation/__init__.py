@@ -191,11 +191,21 @@ def check_union(
         for json_name, member_name, is_set in members:
             if value == member_name and not is_set:
                 errors.append(
-                    invalid(child(path, json_name), "", f"must be specified when `{discriminator_name}` is \"{member_name}\"", "union")
+                    invalid(
+                        child(path, json_name),
+                        "",
+                        f'must be specified when `{discriminator_name}` is "{member_name}"',
+                        "union",
+                    )
                 )
             elif value != member_name and is_set:
                 errors.append(
-                    invalid(child(path, json_name), "", f"may only be specified when `{discriminator_name}` is \"{member_name}\"", "union")
+                    invalid(
+                        child(path, json_name),
+                        "",
+                        f'may only be specified when `{discriminator_name}` is "{member_name}"',
+                        "union",
+                    )
                 )
         return
     if kubebuilder:

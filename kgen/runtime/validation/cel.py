@@ -87,7 +87,9 @@ def compile_error(expression: str) -> str | None:
             if isinstance(pattern, celparse.Literal) and isinstance(pattern.value, str):
                 problem = regexp.syntax_problem(pattern.value)
                 if problem:
-                    return f"ERROR: {node.function}() is given an invalid regular expression {pattern.value!r}: {problem}"
+                    return (
+                        f"ERROR: {node.function}() is given an invalid regular expression {pattern.value!r}: {problem}"
+                    )
     return None
 
 
@@ -190,7 +192,9 @@ class Rule:
             return
         target = _at(path, self.field_path)
         if result is not False:
-            errors.append(field.invalid(target, self.json_type, f"rule did not evaluate to a bool: {self.rule}", "rule"))
+            errors.append(
+                field.invalid(target, self.json_type, f"rule did not evaluate to a bool: {self.rule}", "rule")
+            )
             return
         failure = self._failure(target, context, value, old, budget)
         if failure is not None:

@@ -378,7 +378,9 @@ class _Coster:
         name = e.function
         kinds = [a.type.kind for a in args]
         if name == "_[_]":
-            return {"list": ["index_list"], "map": ["index_map"], "object": ["index_map"]}.get(kinds[0], ["index_list", "index_map"])
+            return {"list": ["index_list"], "map": ["index_map"], "object": ["index_map"]}.get(
+                kinds[0], ["index_list", "index_map"]
+            )
         if name == "@in":
             return {"list": ["in_list"], "map": ["in_map"]}.get(kinds[1], ["in_list", "in_map"])
         if name == "_+_":
@@ -548,7 +550,13 @@ def _kubernetes_cost(c: _Coster, e: Call, overload: str, target: _Node | None,
     if name in ("quantity", "isQuantity", "semver", "isSemver") and args:
         return _factor(c.size_or_unknown(args[0]), traversal), None
     if name == "validate" and args:
-        return _factor(_factor(c.size_or_unknown(args[0]), traversal), MAX_NAME_FORMAT_REGEX_SIZE * REGEX_STRING_LENGTH_COST_FACTOR), None
+        return (
+            _factor(
+                _factor(c.size_or_unknown(args[0]), traversal),
+                MAX_NAME_FORMAT_REGEX_SIZE * REGEX_STRING_LENGTH_COST_FACTOR,
+            ),
+            None,
+        )
     if name in ("format.named", "sign", "asInteger", "isInteger", "asApproximateFloat", "isGreaterThan", "isLessThan",
                 "compareTo", "add", "sub", "major", "minor", "patch", "getScheme", "getHostname", "getHost", "getPort",
                 "getEscapedPath", "getQuery"):  # fmt: skip
@@ -666,7 +674,9 @@ def estimate(expression: str | Expr, self_decl: Decl, old_self_optional: bool = 
     Raises `celparse.CelSyntaxError` when the expression does not parse."""
     tree = celparse.parse(expression) if isinstance(expression, str) else expression
     self_type = self_decl.cel_type()
-    types = expression_types(tree, {"self": self_type, "oldSelf": optional_of(self_type) if old_self_optional else self_type})
+    types = expression_types(
+        tree, {"self": self_type, "oldSelf": optional_of(self_type) if old_self_optional else self_type}
+    )
     return _Coster(types, _decl_path_size({}, self_decl)).cost(tree)
 
 

@@ -361,7 +361,9 @@ def _format_checks() -> dict[str, Callable[[str], list[str]]]:
         "uri": lambda value: [] if _is_url(value) else ["an URI"],
         "uuid": formats.is_uuid,
         "byte": formats.is_byte,
-        "date": lambda value: [] if re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value) and _valid_date(value) else ["an RFC3339 date"],
+        "date": lambda value: (
+            [] if re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value) and _valid_date(value) else ["an RFC3339 date"]
+        ),
         "datetime": formats.is_date_time,
     }
 
@@ -374,8 +376,6 @@ def _valid_date(value: str) -> bool:
     except ValueError:
         return False
     return True
-
-
 
 
 _FORMATS: dict[str, Callable[[str], list[str]]] | None = None
@@ -445,7 +445,9 @@ def _last_index_of(receiver: Any, item: Any, offset: int | None = None) -> int:
 def _substring(text: str, start: int, end: int | None = None) -> str:
     end = len(text) if end is None else end
     if start < 0 or start > len(text) or end < start or end > len(text):
-        raise ValueError(f"index out of range: {start}" if start < 0 or start > len(text) else f"index out of range: {end}")
+        raise ValueError(
+            f"index out of range: {start}" if start < 0 or start > len(text) else f"index out of range: {end}"
+        )
     return text[start:end]
 
 
@@ -482,7 +484,15 @@ def _quote(library: Any, text: str) -> str:
     if _namespace(library) != "strings":
         raise TypeError("no such overload: quote")
     escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    for ch, esc in (("\a", "\\a"), ("\b", "\\b"), ("\f", "\\f"), ("\n", "\\n"), ("\r", "\\r"), ("\t", "\\t"), ("\v", "\\v")):
+    for ch, esc in (
+        ("\a", "\\a"),
+        ("\b", "\\b"),
+        ("\f", "\\f"),
+        ("\n", "\\n"),
+        ("\r", "\\r"),
+        ("\t", "\\t"),
+        ("\v", "\\v"),
+    ):
         escaped = escaped.replace(ch, esc)
     return f'"{escaped}"'
 

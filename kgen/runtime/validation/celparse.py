@@ -424,7 +424,9 @@ class _Parser:
                 return macro(self, target, args)
         return self.node(Call(function, args, target))
 
-    def comprehension(self, target: Expr, var: str, var2: str, init: Expr, condition: Expr, step: Expr, result: Expr) -> Expr:
+    def comprehension(
+        self, target: Expr, var: str, var2: str, init: Expr, condition: Expr, step: Expr, result: Expr
+    ) -> Expr:
         return self.node(Comprehension(target, var, var2, ACCUMULATOR, init, condition, step, result))
 
     def accu(self) -> Expr:

@@ -228,7 +228,9 @@ def _new_schema_decl(s: Mapping[str, Any], resource_root: bool, memo: SchemaMemo
             elem = _schema_decl(values, values.get("x-kubernetes-embedded-resource") is True, memo)
             if elem is None:
                 return None
-            count = max(int(s["maxProperties"]), 0) if "maxProperties" in s else (max_request - 2) // (elem.min_size + 6)
+            count = (
+                max(int(s["maxProperties"]), 0) if "maxProperties" in s else (max_request - 2) // (elem.min_size + 6)
+            )
             return SchemaDecl("map", count, 2, s, elem=elem)
         required = set(s.get("required") or ())
         fields: dict[str, SchemaDecl] = {}
@@ -398,7 +400,9 @@ class ValueDecl(Decl):
 
     def key(self) -> ValueDecl | None:
         if self._key is None:
-            self._key = ValueDecl([k for v in self.values if type(v) is dict for k in v], self.where + ("k",), self.trace)
+            self._key = ValueDecl(
+                [k for v in self.values if type(v) is dict for k in v], self.where + ("k",), self.trace
+            )
         return self._key
 
     def answer(self, question: Any) -> Any:
@@ -546,7 +550,12 @@ class _Typer:
             if e.iter_var2:
                 self._pop(e.iter_var2)
             self._pop(e.iter_var)
-            if not (accu.kind in ("list", "map") and step.kind == accu.kind and step.elem is not None and step.elem.kind != "dyn"):
+            if not (
+                accu.kind in ("list", "map")
+                and step.kind == accu.kind
+                and step.elem is not None
+                and step.elem.kind != "dyn"
+            ):
                 break
             accu = step
         self._push(e.accu_var, accu)

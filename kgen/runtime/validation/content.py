@@ -141,7 +141,9 @@ def is_wildcard_dns1123_subdomain(value: str) -> list[str]:
 # -- labels, keys, identifiers ------------------------------------------------------------------
 
 LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-LABEL_KEY_ERR = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
+LABEL_KEY_ERR = (
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
+)
 LABEL_KEY_MAX = 63
 LABEL_VALUE_FMT = "(" + LABEL_KEY_FMT + ")?"
 LABEL_VALUE_ERR = (
@@ -283,13 +285,23 @@ def is_valid_port_name(port: str) -> list[str]:
 
 def is_valid_percent(value: str) -> list[str]:
     if not _matches(_PERCENT, value):
-        return [regex_error("a valid percent string must be a numeric string followed by an ending '%'", PERCENT_FMT, "1%", "93%")]
+        return [
+            regex_error(
+                "a valid percent string must be a numeric string followed by an ending '%'", PERCENT_FMT, "1%", "93%"
+            )
+        ]
     return []
 
 
 def is_http_header_name(value: str) -> list[str]:
     if not _matches(_HTTP_HEADER_NAME, value):
-        return [regex_error("a valid HTTP header must consist of alphanumeric characters or '-'", HTTP_HEADER_NAME_FMT, "X-Header-Name")]
+        return [
+            regex_error(
+                "a valid HTTP header must consist of alphanumeric characters or '-'",
+                HTTP_HEADER_NAME_FMT,
+                "X-Header-Name",
+            )
+        ]
     return []
 
 
@@ -318,7 +330,9 @@ def is_relaxed_env_var_name(value: str) -> list[str]:
     if not value:
         errors.append("environment variable name " + empty_error())
     if any(ord(c) > 127 or not c.isprintable() or c == "=" for c in value):
-        errors.append("a valid environment variable name must consist only of printable ASCII characters other than '='")
+        errors.append(
+            "a valid environment variable name must consist only of printable ASCII characters other than '='"
+        )
     return errors
 
 

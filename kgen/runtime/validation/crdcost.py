@@ -120,7 +120,9 @@ def rule_costs(schema: Mapping[str, Any], path: str = "openAPIV3Schema") -> list
                     message_cost = estimate(message, decl, optional)[1]
                 except celparse.CelSyntaxError:
                     continue
-                costs.append(RuleCost(f"{at}.messageExpression", steps, index, "messageExpression", message, message_cost))
+                costs.append(
+                    RuleCost(f"{at}.messageExpression", steps, index, "messageExpression", message, message_cost)
+                )
     return costs
 
 
@@ -134,7 +136,9 @@ def problems(schema: Mapping[str, Any], path: str = "openAPIV3Schema") -> list[C
     for cost in rule_costs(schema, path):
         if cost.cost > STATIC_ESTIMATED_COST_LIMIT:
             name = "estimated rule cost" if cost.part == "rule" else "estimated messageExpression cost"
-            found.append(CostProblem(cost.path, "Forbidden: " + cost_error(name, cost.cost, STATIC_ESTIMATED_COST_LIMIT), cost))
+            found.append(
+                CostProblem(cost.path, "Forbidden: " + cost_error(name, cost.cost, STATIC_ESTIMATED_COST_LIMIT), cost)
+            )
         total = min(total + cost.cost, MAX)
         if cost.cost >= STATIC_ESTIMATED_CRD_COST_LIMIT // 100:
             expensive = sorted(expensive + [cost], key=lambda c: -c.cost)[:4]

@@ -171,7 +171,9 @@ def is_hostname(value: str) -> list[str]:
     return []
 
 
-_HOSTNAME = re.compile(r"[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?)*\.?")
+_HOSTNAME = re.compile(
+    r"[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?)*\.?"
+)
 _UUID = re.compile(r"(?i)[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}")
 
 
@@ -295,7 +297,10 @@ def _messages(name: str) -> Callable[[str], list[str]]:
 
 FORMATS: dict[str, Callable[[str], list[str]]] = {
     **_K8S_FORMATS,
-    **{name: _messages(name) for name in ("k8s-resource-pool-name", "k8s-extended-resource-name", "k8s-resource-fully-qualified-name")},
+    **{
+        name: _messages(name)
+        for name in ("k8s-resource-pool-name", "k8s-extended-resource-name", "k8s-resource-fully-qualified-name")
+    },
     **_OPENAPI_FORMATS,
 }
 """The same formats, as message checks (`value -> [message]`)."""

@@ -69,7 +69,9 @@ def validate_object_meta(
     generate_name = meta.generate_name or ""
     if generate_name:
         for message in check(generate_name, True):
-            errors.append(field.invalid(field.child(path, "generateName"), generate_name, message, "format=" + name_format))
+            errors.append(
+                field.invalid(field.child(path, "generateName"), generate_name, message, "format=" + name_format)
+            )
     name = meta.name or ""
     if not name:
         errors.append(field.required(field.child(path, "name"), "name or generateName is required"))
@@ -82,12 +84,16 @@ def validate_object_meta(
             errors.append(field.required(field.child(path, "namespace"), ""))
         else:
             for message in is_dns1123_label(namespace):
-                errors.append(field.invalid(field.child(path, "namespace"), namespace, message, "format=k8s-short-name"))
+                errors.append(
+                    field.invalid(field.child(path, "namespace"), namespace, message, "format=k8s-short-name")
+                )
     elif namespace:
         errors.append(field.forbidden(field.child(path, "namespace"), "not allowed on this type"))
     generation = meta.generation or 0
     if generation < 0:
-        errors.append(field.invalid(field.child(path, "generation"), generation, "must be greater than or equal to 0", "minimum"))
+        errors.append(
+            field.invalid(field.child(path, "generation"), generation, "must be greater than or equal to 0", "minimum")
+        )
     validate_labels(meta.labels, field.child(path, "labels"), errors)
     validate_annotations(meta.annotations, field.child(path, "annotations"), errors)
     validate_finalizers(meta.finalizers, field.child(path, "finalizers"), errors)
@@ -131,7 +137,9 @@ def validate_owner_references(references: list[Any] | None, path: PathNode, erro
     for i, reference in enumerate(references or ()):
         item = field.index(path, i)
         if not reference.api_version:
-            errors.append(field.invalid(field.child(item, "apiVersion"), reference.api_version, "version must not be empty"))
+            errors.append(
+                field.invalid(field.child(item, "apiVersion"), reference.api_version, "version must not be empty")
+            )
         if not reference.kind:
             errors.append(field.invalid(field.child(item, "kind"), reference.kind, "must not be empty"))
         if not reference.name:
@@ -145,7 +153,7 @@ def validate_owner_references(references: list[Any] | None, path: PathNode, erro
             field.invalid(
                 path,
                 [r.to_dict() for r in references or ()],
-                "Only one reference can have Controller set to true. Found \"true\" in references for "
+                'Only one reference can have Controller set to true. Found "true" in references for '
                 + " and ".join(controllers),
             )
         )
