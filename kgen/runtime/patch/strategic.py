@@ -23,7 +23,9 @@ field, kgen merges by the schema it has and merges an unknown field like a merge
 
 from __future__ import annotations
 
+import heapq
 import json
+from collections.abc import Callable
 from typing import Any
 
 from kgen.runtime.patch.errors import (
@@ -237,32 +239,152 @@ def _split_deletes(items: list[Any]) -> tuple[list[Any], list[Any]]:
     return keep, delete
 
 
+class _Positions:
+    """Where items first appear in a list, found by merge key (a list of maps) or by value
+    (a list of scalars) as `_index` finds them, in constant time: by a dict of scalar keys,
+    falling back to `_index`'s scan for a key that is a list or an object."""
+
+    def __init__(self, items: list[Any], merge_key: str, kind: str):
+        self.items = items
+        self.merge_key = merge_key
+        self.kind = kind
+        self.first: dict[tuple[type, Any], int] = {}
+        for i, item in enumerate(items):
+            key = self._key(item)
+            if key is not None:
+                self.first.setdefault(key, i)
+
+    def _key(self, value: Any) -> tuple[type, Any] | None:
+        if self.kind == "map":
+            value = value.get(self.merge_key) if type(value) is dict else None
+        return None if type(value) in (dict, list) else (type(value), value)
+
+    def index(self, value: Any) -> int:
+        key = self._key(value)
+        if key is None:
+            return _index(self.items, value, self.merge_key, self.kind)
+        return self.first.get(key, -1)
+
+
+def _stable_sort(items: list[Any], less: Callable[[Any, Any], bool]) -> None:
+    """Go's sort.SliceStable, step for step (insertion sort of blocks of 20, then SymMerge):
+    upstream's comparator is no strict order, so only the same algorithm gives the same
+    result. O(n log² n) comparisons."""
+
+    def lt(i: int, j: int) -> bool:
+        return less(items[i], items[j])
+
+    def swap(i: int, j: int) -> None:
+        items[i], items[j] = items[j], items[i]
+
+    def insertion_sort(a: int, b: int) -> None:
+        for i in range(a + 1, b):
+            j = i
+            while j > a and lt(j, j - 1):
+                swap(j, j - 1)
+                j -= 1
+
+    def swap_range(a: int, b: int, n: int) -> None:
+        for i in range(n):
+            swap(a + i, b + i)
+
+    def rotate(a: int, m: int, b: int) -> None:
+        i, j = m - a, b - m
+        while i != j:
+            if i > j:
+                swap_range(m - i, m, j)
+                i -= j
+            else:
+                swap_range(m - i, m + j - i, i)
+                j -= i
+        swap_range(m - i, m, i)
+
+    def sym_merge(a: int, m: int, b: int) -> None:
+        if m - a == 1:
+            i, j = m, b
+            while i < j:
+                h = (i + j) >> 1
+                if lt(h, a):
+                    i = h + 1
+                else:
+                    j = h
+            for k in range(a, i - 1):
+                swap(k, k + 1)
+            return
+        if b - m == 1:
+            i, j = a, m
+            while i < j:
+                h = (i + j) >> 1
+                if not lt(m, h):
+                    i = h + 1
+                else:
+                    j = h
+            for k in range(m, i, -1):
+                swap(k, k - 1)
+            return
+        mid = (a + b) >> 1
+        n = mid + m
+        if m > mid:
+            start, r = n - b, mid
+        else:
+            start, r = a, m
+        p = n - 1
+        while start < r:
+            c = (start + r) >> 1
+            if not lt(p - c, c):
+                start = c + 1
+            else:
+                r = c
+        end = n - start
+        if start < m < end:
+            rotate(start, m, end)
+        if a < start < mid:
+            sym_merge(a, start, mid)
+        if mid < end < b:
+            sym_merge(mid, end, b)
+
+    n = len(items)
+    block = 20
+    a, b = 0, block
+    while b <= n:
+        insertion_sort(a, b)
+        a, b = b, b + block
+    insertion_sort(a, n)
+    while block < n:
+        a, b = 0, 2 * block
+        while b <= n:
+            sym_merge(a, a + block, b)
+            a, b = b, b + 2 * block
+        if (m := a + block) < n:
+            sym_merge(a, m, n)
+        block *= 2
+
+
 def _sort_by(items: list[Any], order: list[Any], merge_key: str, kind: str) -> list[Any]:
-    """sort.SliceStable with upstream's comparator (a short list: insertion sort)."""
+    """sort.SliceStable with upstream's comparator: items found in `order` by their order
+    there, any pair with one not found as "less"."""
     to_delete: list[Any] = []
     if kind == "map":
         _check_merge_keys(merge_key, items, order)
         items, to_delete = _split_deletes(items)
     items = list(items)
+    positions = _Positions(order, merge_key, kind)
 
     def less(a: Any, b: Any) -> bool:
-        ia = _index(order, a, merge_key, kind)
+        ia = positions.index(a)
         if ia >= 0:
-            ib = _index(order, b, merge_key, kind)
+            ib = positions.index(b)
             if ib >= 0:
                 return ia < ib
         return True
 
-    for i in range(1, len(items)):
-        j = i
-        while j > 0 and less(items[j], items[j - 1]):
-            items[j], items[j - 1] = items[j - 1], items[j]
-            j -= 1
+    _stable_sort(items, less)
     return items + to_delete
 
 
 def _merge_sorted(left: list[Any], right: list[Any], server_order: list[Any], merge_key: str, kind: str) -> list[Any]:
     out: list[Any] = []
+    positions = _Positions(server_order, merge_key, kind)
     i = j = 0
     while i < len(left) or j < len(right):
         if i >= len(left):
@@ -272,8 +394,8 @@ def _merge_sorted(left: list[Any], right: list[Any], server_order: list[Any], me
             out.append(left[i])
             i += 1
         else:
-            li = _index(server_order, left[i], merge_key, kind)
-            ri = _index(server_order, right[j], merge_key, kind)
+            li = positions.index(left[i])
+            ri = positions.index(right[j])
             if li >= 0 and ri >= 0 and li < ri:
                 out.append(left[i])
                 i += 1
@@ -296,6 +418,38 @@ def _normalize_order(
     return _merge_sorted(server_only, patch_items, server_order, merge_key, kind)
 
 
+class _MapFinder:
+    """`_find_map` over one list in constant time per lookup (by a dict of scalar merge
+    keys), with its errors: an item that is no map stops a lookup that has not matched
+    before it."""
+
+    def __init__(self, items: list[Any], merge_key: str):
+        self.items = items
+        self.merge_key = merge_key
+        self.first: dict[tuple[type, Any], int] = {}
+        self.not_a_map = len(items)
+        for i, item in enumerate(items):
+            if type(item) is not dict:
+                self.not_a_map = i
+                break
+            if merge_key in item and type(value := item[merge_key]) not in (dict, list):
+                self.first.setdefault((type(value), value), i)
+
+    def index(self, value: Any) -> int:
+        if type(value) in (dict, list):
+            return _find_map(self.items, self.merge_key, value)
+        found = self.first.get((type(value), value), -1)
+        if found < 0 and self.not_a_map < len(self.items):
+            raise _Error(f"value for key {self.not_a_map} is not a map")
+        return found
+
+    def add(self, item: dict[str, Any]) -> None:
+        """`item` was appended to the list."""
+        self.items.append(item)
+        if self.merge_key in item and type(value := item[self.merge_key]) not in (dict, list):
+            self.first.setdefault((type(value), value), len(self.items) - 1)
+
+
 def _find_map(items: list[Any], merge_key: str, value: Any) -> int:
     for i, item in enumerate(items):
         if type(item) is not dict:
@@ -314,18 +468,48 @@ def _partition(merged: list[Any], by: list[Any], merge_key: str) -> tuple[list[A
         for v in merged:
             (inside if _go_key(v) in present else outside).append(v)
         return inside, outside
+    found = _MapFinder(by, merge_key)
     for v in merged:
         if type(v) is not dict:
             raise _bad_arg_type("map[string]interface {}", v)
         if merge_key not in v:
             raise _no_merge_key(v, merge_key)
-        (inside if _find_map(by, merge_key, v[merge_key]) >= 0 else outside).append(v)
+        (inside if found.index(v[merge_key]) >= 0 else outside).append(v)
     return inside, outside
 
 
 def _dedupe_scalars(items: list[Any]) -> list[Any]:
-    """Upstream's in-place deduplication (it swaps in the last item; order is fixed later)."""
+    """Upstream's in-place deduplication: for each item, every later equal item is replaced
+    by the last item and the list shortened (so the order it leaves is upstream's, fixed
+    later). The same steps in O(n log n): the positions of each value in a heap."""
     s = list(items)
+    if any(type(v) in (dict, list) for v in s):
+        return _dedupe_by_scanning(s)
+    keys = [(type(v), v) for v in s]
+    if len(set(keys)) == len(keys):
+        return s
+    where: dict[tuple[type, Any], list[int]] = {}
+    for position, key in enumerate(keys):
+        where.setdefault(key, []).append(position)  # ascending: already a heap
+    length = len(s) - 1
+    i = 0
+    while i < length:
+        key = keys[i]
+        heap = where[key]
+        while True:
+            while heap and (heap[0] <= i or heap[0] > length or keys[heap[0]] != key):
+                heapq.heappop(heap)
+            if not heap:
+                break
+            j = heap[0]
+            s[j], keys[j] = s[length], keys[length]
+            heapq.heappush(where[keys[j]], j)
+            length -= 1
+        i += 1
+    return s[: length + 1]
+
+
+def _dedupe_by_scanning(s: list[Any]) -> list[Any]:
     length = len(s) - 1
     i = 0
     while i < length:
@@ -440,8 +624,12 @@ def _special_items(original: list[Any], patch: list[Any], merge_key: str) -> tup
             if merge_key not in item:
                 raise _no_merge_key(item, merge_key)
             wanted = item[merge_key]
-            while (i := _find_map(original, merge_key, wanted)) >= 0:
-                original = original[:i] + original[i + 1 :]
+            if type(wanted) in (dict, list):
+                while (i := _find_map(original, merge_key, wanted)) >= 0:
+                    original = original[:i] + original[i + 1 :]
+            else:
+                _find_map(original, merge_key, wanted)  # its error, for an item that is no map
+                original = [o for o in original if not (merge_key in o and _go_eq(o[merge_key], wanted))]
         elif directive == _REPLACE:
             replace = True
         elif directive == _MERGE:
@@ -454,16 +642,16 @@ def _special_items(original: list[Any], patch: list[Any], merge_key: str) -> tup
 
 
 def _merge_items(original: list[Any], patch: list[Any], merge_key: str, tr: TypeRef | None) -> list[Any]:
-    original = list(original)
+    found = _MapFinder(list(original), merge_key)
     for item in patch:
         if merge_key not in item:
             raise _no_merge_key(item, merge_key)
-        i = _find_map(original, merge_key, item[merge_key])
+        i = found.index(item[merge_key])
         if i >= 0:
-            original[i] = _merge_map(original[i], item, tr)
+            found.items[i] = _merge_map(found.items[i], item, tr)
         else:
-            original.append(item)
-    return original
+            found.add(item)
+    return found.items
 
 
 def _validate_order(patch_list: list[Any], order: list[Any], merge_key: str) -> None:
