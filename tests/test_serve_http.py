@@ -488,3 +488,76 @@ def test_namespaces_must_exist_and_a_deleted_one_takes_its_objects(server):
         assert time.monotonic() < deadline, "the namespace was not removed"
         time.sleep(0.1)
     assert server.client.get(FROBBERS.format(ns=ns)).json()["items"] == []
+
+
+# -- hostile input: a Status with the right code, on every backend ------------------------------
+# What the API server answers: query parameters are decoded by strconv.ParseInt/ParseUint
+# (400 BadRequest "strconv.ParseInt: parsing ...: value out of range"), a resourceVersion by
+# storage.APIObjectVersioner (400 "invalid resource version: ..."), a continue token into an
+# int64 field (400 "invalid continue token: ..."), a body it cannot read as a request of the
+# endpoint 400/415, and an object larger than etcd takes (--max-request-bytes, 1.5 MiB) is
+# refused on every backend alike: 413 RequestEntityTooLarge.
+
+
+def _is_status(response, code: int, reason: str) -> dict:
+    assert response.status_code == code, response.text[:300]
+    status = response.json()
+    assert (status["kind"], status["code"], status["reason"]) == ("Status", code, reason), status
+    return status
+
+
+def test_numbers_past_int64_are_bad_requests_not_server_errors(server):
+    ns = server.namespace()
+    path = f"/apis/example.kgen.dev/v1/namespaces/{ns}/frobbers"
+    create(server, ns, "a")
+    limit = _is_status(server.client.get(path, params={"limit": str(2**63)}), 400, "BadRequest")
+    assert "value out of range" in limit["message"]
+    assert server.client.get(path, params={"limit": str(2**63 - 1)}).status_code == 200
+    huge = _is_status(server.client.get(path, params={"resourceVersion": str(2**64)}), 400, "BadRequest")
+    assert huge["message"].startswith("invalid resource version:") and "value out of range" in huge["message"]
+    past_int64 = server.client.get(path, params={"resourceVersion": str(2**63), "resourceVersionMatch": "NotOlderThan"})
+    assert past_int64.status_code == 504 and past_int64.json()["reason"] == "Timeout", past_int64.text[:300]
+    import base64
+
+    token = base64.urlsafe_b64encode(json.dumps({"v": "meta.k8s.io/v1", "rv": 2**63, "start": "a"}).encode())
+    bad = _is_status(server.client.get(path, params={"continue": token.decode().rstrip("="), "limit": "1"}), 400, "BadRequest")
+    assert bad["message"].startswith("invalid continue token:")
+
+
+def test_bodies_nested_past_the_limit_are_bad_requests_on_every_verb(server):
+    ns = server.namespace()
+    path = f"/apis/example.kgen.dev/v1/namespaces/{ns}/frobbers"
+    create(server, ns, "a")
+    deep_object = b'{"a":' * 100_000 + b"1" + b"}" * 100_000
+    deep_list = b"[" * 100_000 + b"]" * 100_000
+    for content_type, body in (
+        ("application/merge-patch+json", deep_object),
+        ("application/strategic-merge-patch+json", deep_object),
+        ("application/json-patch+json", deep_list),
+    ):
+        status = _is_status(server.client.patch(path + "/a", content=body, headers={"content-type": content_type}), 400, "BadRequest")
+        assert "nested more than 512 levels deep" in status["message"]
+    for target in (path + "/a", path):  # DeleteOptions of a delete and of a delete-collection
+        _is_status(server.client.request("DELETE", target, content=deep_object, headers={"content-type": "application/json"}), 400, "BadRequest")
+    assert server.client.get(path + "/a").status_code == 200  # nothing was deleted
+
+
+def test_methods_and_content_types_nobody_serves_get_a_status(server):
+    ns = server.namespace()
+    path = f"/apis/example.kgen.dev/v1/namespaces/{ns}/frobbers"
+    _is_status(server.client.request("FOO", path), 405, "MethodNotAllowed")
+    body = json.dumps(frobber("a", ns)).encode()
+    _is_status(server.client.post(path, content=body, headers={"content-type": ";;;===;;"}), 415, "UnsupportedMediaType")
+    assert server.client.get(path + "/a").status_code == 404  # not taken for JSON
+
+
+def test_an_object_larger_than_etcd_takes_is_refused_by_every_backend(server):
+    ns = server.namespace()
+    path = f"/apis/example.kgen.dev/v1/namespaces/{ns}/frobbers"
+    big = frobber("big", ns)
+    big["metadata"]["labels"] = {f"k{i:06d}": "v" * 60 for i in range(24_000)}  # ~1.8 MB, under the 3 MiB body limit
+    _is_status(server.client.post(path, json=big), 413, "RequestEntityTooLarge")
+    assert server.client.get(path + "/big").status_code == 404
+    small = create(server, ns, "small")
+    small["metadata"]["labels"] = big["metadata"]["labels"]
+    _is_status(server.client.put(path + "/small", json=small), 413, "RequestEntityTooLarge")

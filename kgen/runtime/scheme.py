@@ -13,6 +13,7 @@ values with `to_status()`, the API's Status kind.
 from __future__ import annotations
 
 import enum
+import itertools
 import json
 import re
 import types
@@ -463,6 +464,22 @@ def _compute_shape(annotation: Any) -> tuple[str, Any]:
 def _excerpt(raw: bytes) -> str:
     text = raw[:400].decode("utf-8", "replace")
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_DEPTH_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+
+
+def text_nested_deeper_than(raw: bytes, limit: int = MAX_DOCUMENT_DEPTH) -> bool:
+    """Whether JSON text nests lists and objects more than `limit` deep, found without
+    parsing it (Python's parser recurses, and gives up at an interpreter-dependent depth):
+    strings taken out, the brackets left summed. Linear in the text; text with no more
+    than `limit` brackets is answered at once."""
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    brackets = _JSON_STRING.sub(b"", raw).translate(None, _NOT_BRACKETS)
+    return max(itertools.accumulate(_DEPTH_STEP[b] for b in brackets), default=0) > limit
 
 
 def _deeper_than(document: Any, limit: int) -> bool:

@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from starlette.exceptions import HTTPException
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -233,13 +234,23 @@ def create_app(
         state.watches.close_all()
         api.stopping.set()
 
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={HTTPException: _routing_error})
     app.state.kgen = state
     wrapped: Any = InflightLimit(app, max_requests_inflight, max_mutating_requests_inflight)
     if token:
         wrapped = BearerTokenAuth(wrapped, token)
     wrapped.state = state
     return wrapped
+
+
+async def _routing_error(request: Request, error: Exception) -> Response:
+    """What routing refuses before a handler runs (a method no route takes, such as FOO), as
+    the API's Status rather than the framework's plain text."""
+    code = error.status_code if isinstance(error, HTTPException) else 500
+    refused = {404: not_found(), 405: method_not_allowed()}.get(code) or APIError(
+        code, "BadRequest" if code < 500 else "InternalError", str(getattr(error, "detail", "")) or "bad request"
+    )
+    return error_response(request, refused, _error_representation(request))
 
 
 def _get_only(request: Request) -> None:

@@ -9,6 +9,7 @@ of the Accept header wins, as kube-apiserver's negotiation picks; nothing accept
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from kgen.runtime.errors import APIError
@@ -103,11 +104,19 @@ def not_acceptable(allowed: tuple[str, ...] = SERIALIZERS) -> APIError:
 
 def body_media_type(content_type: str) -> str:
     """The media type of a request's Content-Type (without parameters), aliases resolved;
-    JSON when absent."""
-    media = content_type.split(";", 1)[0].strip().lower()
-    if not media:
+    JSON when the header is absent or empty. A header Go's mime.ParseMediaType cannot read
+    (`;;;===;;`: no media type) names no type any endpoint reads: it is answered 415, as
+    the API server answers it, never taken for JSON."""
+    if not content_type.strip():
         return JSON
+    media = content_type.split(";", 1)[0].strip().lower()
+    if not _MEDIA_TYPE.fullmatch(media):
+        return ""
     return _ALIASES.get(media, media)
+
+
+_TOKEN = r"[!#$%&'*+\-.^_`|~0-9a-z]+"
+_MEDIA_TYPE = re.compile(f"{_TOKEN}(/{_TOKEN})?")
 
 
 def unsupported_media_type(allowed: tuple[str, ...] = SERIALIZERS) -> APIError:

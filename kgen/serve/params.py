@@ -8,6 +8,7 @@ than `All`, a field manager over 128 bytes, `force` on a patch that is not an ap
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +16,7 @@ from starlette.datastructures import QueryParams
 from starlette.requests import Request
 
 from kgen.runtime.errors import APIError, bad_request
-from kgen.runtime.scheme import MAX_REQUEST_BODY_BYTES
+from kgen.runtime.scheme import MAX_DOCUMENT_DEPTH, MAX_REQUEST_BODY_BYTES, text_nested_deeper_than
 from kgen.runtime.store import Preconditions
 from kgen.runtime.validation.field import (
     FieldError,
@@ -32,14 +33,20 @@ FIELD_MANAGER_MAX_LENGTH = 128
 
 
 def integer(query: QueryParams, name: str, default: int = 0) -> int:
-    """An integer parameter; 400 when it is not one."""
+    """An integer parameter as Go's strconv.ParseInt reads an int64 (a sign and ASCII
+    digits); 400 when it is not one or does not fit."""
     value = query.get(name)
     if value in (None, ""):
         return default
-    try:
-        return int(value)
-    except ValueError:
-        raise bad_request(f'{name}: strconv.ParseInt: parsing "{value}": invalid syntax') from None
+    if not _INT64.fullmatch(value):
+        raise bad_request(f'{name}: strconv.ParseInt: parsing "{value}": invalid syntax')
+    number = int(value)
+    if not -(2**63) <= number < 2**63:
+        raise bad_request(f'{name}: strconv.ParseInt: parsing "{value}": value out of range')
+    return number
+
+
+_INT64 = re.compile(r"[+-]?[0-9]+")
 
 
 def boolean(query: QueryParams, name: str) -> bool | None:
@@ -92,7 +99,17 @@ def check_patch_options(is_apply: bool, manager: str, force: bool | None) -> Non
 
 
 async def read_body(request: Request, limit: int = MAX_REQUEST_BODY_BYTES) -> bytes:
-    """The request body; 413 RequestEntityTooLarge beyond `limit` bytes (3 MiB by default)."""
+    """The request body; 413 RequestEntityTooLarge beyond `limit` bytes (3 MiB by default),
+    400 BadRequest for JSON nested deeper than any decoder here reads (whatever the verb or
+    body: an object, a patch, DeleteOptions)."""
+    body = await _read(request, limit)
+    if body[:1] in (b"{", b"[") or body.lstrip()[:1] in (b"{", b"["):
+        if text_nested_deeper_than(body):
+            raise bad_request(f"invalid JSON: nested more than {MAX_DOCUMENT_DEPTH} levels deep")
+    return body
+
+
+async def _read(request: Request, limit: int) -> bytes:
     declared = request.headers.get("content-length")
     too_large = APIError(413, "RequestEntityTooLarge", f"Request entity too large: limit is {limit}")
     if declared and declared.isdigit() and int(declared) > limit:

@@ -31,6 +31,10 @@ from kgen.runtime.store.resource import ResourceInfo, Strategy, decode_object
 from kgen.runtime.store.selectors import SelectorError, parse_field_selector, parse_label_selector
 from kgen.runtime.validation.content import is_path_segment_name
 
+MAX_OBJECT_BYTES = 1536 * 1024 - 4096
+"""The largest object stored: etcd's default request limit (--max-request-bytes, 1.5 MiB)
+less room for the key and the request's own fields."""
+
 if TYPE_CHECKING:
     from kgen.runtime.store.engine import Engine
 
@@ -77,9 +81,14 @@ class StoreBase:
 
     @staticmethod
     def _encode(obj: dict[str, Any]) -> bytes:
+        """The object as stored; 413 RequestEntityTooLarge above `MAX_OBJECT_BYTES` on every
+        backend (etcd refuses a larger request; the others must not keep what etcd would not)."""
         # The resourceVersion is the key's revision, never stored (PrepareObjectForStorage).
         metadata = {k: v for k, v in obj["metadata"].items() if k not in ("resourceVersion", "selfLink")}
-        return json.dumps({**obj, "metadata": metadata}, separators=(",", ":"), ensure_ascii=False).encode()
+        data = json.dumps({**obj, "metadata": metadata}, separators=(",", ":"), ensure_ascii=False).encode()
+        if len(data) > MAX_OBJECT_BYTES:
+            raise APIError(413, "RequestEntityTooLarge", "etcdserver: request is too large")
+        return data
 
     @staticmethod
     def _decode(kv: KeyValue, revision: int | None = None) -> dict[str, Any]:

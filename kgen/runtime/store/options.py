@@ -30,8 +30,11 @@ def parse_resource_version(value: str) -> int:
     if value in ("", "0"):
         return 0
     if value.isascii() and value.isdigit():
-        return int(value)
-    detail = f'strconv.ParseUint: parsing "{value}": invalid syntax'
+        if int(value) < 2**64:
+            return int(value)
+        detail = f'strconv.ParseUint: parsing "{value}": value out of range'
+    else:
+        detail = f'strconv.ParseUint: parsing "{value}": invalid syntax'
     raise errors.bad_request(f"invalid resource version: {invalid(Path.root('resourceVersion'), value, detail)}")
 
 
@@ -108,6 +111,11 @@ def decode_continue(token: str, prefix: str) -> tuple[str, int]:
         version = parsed.get("v", "") if isinstance(parsed, dict) else ""
         raise invalid_token(f"continue key is not valid: server does not recognize this encoded version {version}")
     revision, start = parsed.get("rv"), parsed.get("start")
+    if isinstance(revision, int) and not -(2**63) <= revision < 2**63:  # Go decodes it into an int64
+        raise invalid_token(
+            f"continue key is not valid: json: cannot unmarshal number {revision} into Go struct field "
+            "continueToken.rv of type int64"
+        )
     if not isinstance(revision, int) or isinstance(revision, bool) or revision == 0:
         raise invalid_token(
             "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)"
