@@ -4,6 +4,7 @@ file across restarts, settings it refuses, and an API repository other than kgen
 
 from __future__ import annotations
 
+import json
 import signal
 import socket
 import subprocess
@@ -197,3 +198,33 @@ def test_feature_gates_and_ratcheting_across_a_restart(request, tmp_path, models
         updated = client.put(FROBBERS + "/alpha", json=stored)
         assert updated.status_code == 200, updated.text
         assert updated.json()["spec"]["mode"] == "Frantic" and updated.json()["spec"]["turbo"] is True
+
+
+def test_a_restarted_in_memory_server_is_a_new_epoch_old_versions_are_gone():
+    """In memory, a restart begins an empty store; a client resuming a watch or an exact read
+    at a version of the earlier run must relist (410 Gone, as after a reset etcd cluster),
+    never be served a stream that silently skips what it missed."""
+    path = "/apis/example.kgen.dev/v1/namespaces/default/frobbers"
+    with ServeProcess() as first, first.client() as client:
+        created = client.post(path, json=frobber("a")).json()
+        old = created["metadata"]["resourceVersion"]
+    with ServeProcess() as second, second.client() as client:
+        current = client.get(path).json()["metadata"]["resourceVersion"]
+        assert int(current) > int(old)
+        exact = client.get(path, params={"resourceVersion": old, "resourceVersionMatch": "Exact"})
+        assert exact.status_code == 410 and exact.json()["reason"] == "Expired", exact.text
+        with client.stream("GET", path, params={"watch": "1", "resourceVersion": old}, timeout=10) as watch:
+            first_event = json.loads(next(watch.iter_lines()))
+        assert first_event["type"] == "ERROR" and first_event["object"]["code"] == 410, first_event
+
+
+def test_a_store_given_an_epoch_counts_earlier_revisions_as_compacted():
+    from kgen.runtime.store import MemoryBackend, SqliteBackend
+    from kgen.runtime.store.backend import CompactedError
+
+    for backend in (MemoryBackend(epoch=1_000), SqliteBackend(":memory:", epoch=1_000)):
+        kv = backend.create("/k", b"v")
+        assert kv.mod_revision == 1_001
+        with pytest.raises(CompactedError):
+            backend.range("/", revision=999)
+        backend.close()

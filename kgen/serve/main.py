@@ -15,6 +15,7 @@ import socket
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,7 +70,8 @@ def open_storage(url: str) -> Backend:
     if url in ("sqlite::memory:", "memory"):
         from kgen.runtime.store import SqliteBackend
 
-        return SqliteBackend(":memory:")
+        # A new epoch each start: versions of an earlier run are compacted history here.
+        return SqliteBackend(":memory:", epoch=time.time_ns() // 1000)
     if url.startswith("sqlite:"):
         from kgen.runtime.store import SqliteBackend
 

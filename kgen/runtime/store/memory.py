@@ -59,10 +59,12 @@ class _Versions:
 class MemoryBackend(Backend):
     """The in-process backend; thread-safe."""
 
-    def __init__(self) -> None:
+    def __init__(self, epoch: int | None = None) -> None:
+        """`epoch`: the revision the store starts at, every revision below it counted as
+        compacted (see `SqliteBackend`)."""
         self._lock = threading.Condition()
-        self._revision = 1
-        self._compacted = 0
+        self._revision = 1 if epoch is None else epoch
+        self._compacted = 0 if epoch is None else epoch
         self._keys: list[str] = []  # sorted; every key that has a version
         self._versions: dict[str, _Versions] = {}
         self._log: list[Event] = []  # every retained event, by revision

@@ -83,13 +83,18 @@ class SqliteBackend(Backend):
         poll_interval: float = 0.05,
         busy_timeout: float = 30.0,
         synchronous: str = "NORMAL",
+        epoch: int | None = None,
     ):
         """Open (creating when needed) the database at `path`.
 
         `poll_interval` is how often a change feed looks for other processes' writes;
         `busy_timeout` how long a write waits for another process's transaction;
         `synchronous` SQLite's setting (`NORMAL` in WAL mode never corrupts, but may lose
-        the last commits on power loss; `FULL` syncs every commit).
+        the last commits on power loss; `FULL` syncs every commit). `epoch`: the revision a
+        new database starts at, every revision below it counted as compacted, for a store
+        that starts empty while clients may hold versions of an earlier one (a restarted
+        in-memory server): their watches and reads at those versions get 410 Gone and list
+        again, as after a reset etcd cluster, instead of being served a silent gap.
         """
         self.path = str(path)
         self.poll_interval = poll_interval
@@ -107,6 +112,8 @@ class SqliteBackend(Backend):
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         self._conn.execute(statement)
+                if epoch is not None and self._meta(self._conn) == (1, 0):
+                    self._conn.execute("UPDATE meta SET value = ? WHERE name IN ('revision', 'compacted')", (epoch,))
                 self._conn.execute("COMMIT")
             except BaseException:
                 self._conn.execute("ROLLBACK")
