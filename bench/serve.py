@@ -114,8 +114,10 @@ class Server:
 
     def __init__(self, storage: str, directory: Path, *extra: str):
         self.kubeconfig = directory / "kubeconfig"
+        # Plain HTTP without a token: the numbers are the server's, not TLS's.
         command = [sys.executable, "-m", "kgen.cli", "serve", "--port", "0", "--kubeconfig", str(self.kubeconfig),
-                   "--storage", storage, "--max-requests-inflight", "0", "--max-mutating-requests-inflight", "0", *extra]  # fmt: skip
+                   "--storage", storage, "--max-requests-inflight", "0", "--max-mutating-requests-inflight", "0",
+                   "--no-tls", "--no-auth", *extra]  # fmt: skip
         self.log = open(directory / "serve.log", "wb")
         self.process = subprocess.Popen(command, cwd=REPO, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 120

@@ -336,6 +336,24 @@ def markers() -> None:
         click.echo(f"+{name:<48} {scopes:<20} {value:<24} {definition.help}{note}")
 
 
+def _serve_token(token: str | None, token_file: Path | None) -> str | None:
+    """The token `kgen serve` requires: --token-file's first line, else --token (or its
+    environment variable); a token given on the command line is warned about."""
+    if token_file is not None:
+        lines = token_file.read_text(encoding="utf-8").splitlines()
+        if not lines or not lines[0].strip():
+            raise OptionsError(f"--token-file {token_file}: the file holds no token")
+        return lines[0].strip()
+    context = click.get_current_context()
+    if token and context.get_parameter_source("token") is click.core.ParameterSource.COMMANDLINE:
+        click.echo(
+            "kgen: warning: --token on the command line is visible to every local user (ps); use KGEN_SERVE_TOKEN "
+            "or --token-file",
+            err=True,
+        )
+    return token
+
+
 @main.command(name="protobuf-tags")
 @_input_options
 @click.option("--write", is_flag=True, help="Add the tags to the Go sources (otherwise list them and exit 1).")
@@ -407,10 +425,11 @@ def init(group: str, api_version: str, kind: str, module: str | None, directory:
 
 \b
 Examples:
-  kgen serve                                  the API of apis/ on http://127.0.0.1:8080, in memory
+  kgen serve                                  the API of apis/ on https://127.0.0.1:6443, in memory
   KUBECONFIG=~/.cache/kgen/serve/kubeconfig kubectl get frobbers
   kgen serve --storage sqlite:.kgen/api.db --kubeconfig kubeconfig --port 0
-  kgen serve --address 0.0.0.0                TLS with a self-signed certificate and a token
+  kgen serve --address 0.0.0.0                every interface (TLS and a token, as always)
+  kgen serve --no-tls --no-auth               plain HTTP on loopback, no token (a local sandbox)
   kgen serve --storage etcd:http://127.0.0.1:2379
 """,
 )
@@ -421,12 +440,13 @@ Examples:
     "--address",
     default="127.0.0.1",
     show_default=True,
-    help="Address to listen on; any but loopback means TLS and a bearer token.",
+    help="Address to listen on; any but loopback means TLS. Every address requires the bearer token the "
+    "kubeconfig carries (a loopback one also refuses Host headers that are not its own).",
 )
 @click.option(
     "--port",
     type=click.IntRange(0, 65535),
-    help="Port to listen on (default 8080, or 6443 with TLS; 0: any free port).",
+    help="Port to listen on (default 6443, or 8080 without TLS; 0: any free port).",
 )
 @click.option(
     "--storage", default="sqlite::memory:", show_default=True, metavar="URL",
@@ -439,10 +459,31 @@ Examples:
 @click.option(
     "--tls/--no-tls",
     default=None,
-    help="Serve HTTPS with a self-signed certificate and require a token (default: off on loopback only).",
+    help="Serve HTTPS with a self-signed certificate the kubeconfig trusts (default: on; kubectl sends no "
+    "token over plain HTTP, so --no-tls on loopback goes with --no-auth for kubectl).",
 )
 @click.option(
-    "--token", envvar="KGEN_SERVE_TOKEN", help="The bearer token clients must send (default: a random one, with TLS)."
+    "--token",
+    envvar="KGEN_SERVE_TOKEN",
+    help="The bearer token clients must send (default: a random one, written to the kubeconfig). Prefer the "
+    "KGEN_SERVE_TOKEN environment variable or --token-file: a command line is readable by every local user.",
+)
+@click.option(
+    "--token-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Read the bearer token from this file (its first line).",
+)
+@click.option(
+    "--no-auth",
+    is_flag=True,
+    help="Accept requests without the token (loopback only): any local process, and any web page that reaches "
+    "127.0.0.1, can then read and write the API.",
+)
+@click.option(
+    "--allow-plain-http-on-network",
+    is_flag=True,
+    help="With --no-tls on an address other than loopback: serve plain HTTP anyway (the token crosses the network "
+    "unencrypted).",
 )
 @click.option(
     "--feature-gates",
@@ -485,7 +526,7 @@ Examples:
 )  # fmt: skip
 def serve(
     config_path, input_dir, module, import_map, tags, verbose, address, port, storage, kubeconfig_path, tls, token,
-    feature_gates, storage_prefix, max_requests_inflight, max_mutating_requests_inflight, compaction_interval,
+    token_file, no_auth, allow_plain_http_on_network, feature_gates, storage_prefix, max_requests_inflight, max_mutating_requests_inflight, compaction_interval,
     history_seconds, bookmark_interval, models,
 ) -> None:  # fmt: skip
     """Serve the API (every group/version, and namespaces) so kubectl and clients can use it.
@@ -493,6 +534,8 @@ def serve(
     Generates the API's code into a private directory, imports it and serves it with the
     API server's semantics: discovery, OpenAPI, validation, conversion between versions,
     patch and server-side apply, watch, Table output. Writes a kubeconfig for itself."""
+
+    chosen_token = _serve_token(token, token_file)  # here, where click's context is
 
     @_guarded
     def prepare():
@@ -509,7 +552,9 @@ def serve(
             gates[gate.strip()] = value.lower() == "true"
         options = _options(config_path, input_dir, module, import_map, tags, models=models)
         settings = ServeOptions(
-            address=address, port=port, storage=storage, kubeconfig=kubeconfig_path, tls=tls, token=token,
+            address=address, port=port, storage=storage, kubeconfig=kubeconfig_path, tls=tls,
+            token=chosen_token, auth=not no_auth,
+            allow_plain_http_on_network=allow_plain_http_on_network,
             feature_gates=gates, storage_prefix=storage_prefix, max_requests_inflight=max_requests_inflight,
             max_mutating_requests_inflight=max_mutating_requests_inflight, compaction_interval=compaction_interval,
             history_seconds=history_seconds, bookmark_interval=bookmark_interval, access_log=verbose,

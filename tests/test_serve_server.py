@@ -82,6 +82,11 @@ def test_settings_it_refuses(tmp_path):
         port = taken.getsockname()[1]
         busy = run("--port", str(port))
     assert busy.returncode == 2 and f"cannot serve on 127.0.0.1:{port}" in busy.stderr
+    # Exposure: plain HTTP off loopback only when asked by name; no authentication only on loopback.
+    plain = run("--address", "0.0.0.0", "--no-tls")
+    assert plain.returncode == 2 and "--allow-plain-http-on-network" in plain.stderr
+    open_to_all = run("--address", "0.0.0.0", "--no-auth")
+    assert open_to_all.returncode == 2 and "authentication can only be turned off on a loopback address" in open_to_all.stderr
 
 
 WIDGETS = {
@@ -228,3 +233,67 @@ def test_a_store_given_an_epoch_counts_earlier_revisions_as_compacted():
         with pytest.raises(CompactedError):
             backend.range("/", revision=999)
         backend.close()
+
+
+def test_a_token_is_required_by_default_even_on_loopback_and_the_host_must_be_loopback(tmp_path):
+    """A web page that reaches 127.0.0.1 (DNS rebinding) or another user's process on the
+    machine finds nothing without the token; kubectl and the clients read it from the
+    kubeconfig. The token is taken from a file here (a command line is visible to `ps`)."""
+    token_file = tmp_path / "token"
+    token_file.write_text("s3cret-token\n")
+    with ServeProcess("--token-file", str(token_file)) as server:
+        assert server.url.startswith("https://127.0.0.1:") and server.token == "s3cret-token"
+        with httpx.Client(base_url=server.url, verify=server.verify()) as anonymous:
+            assert anonymous.get("/apis").status_code == 401
+            assert anonymous.get("/readyz").text == "ok"
+        with server.client() as client:
+            assert client.get("/apis").status_code == 200
+            port = server.url.rsplit(":", 1)[1]
+            for host in (f"localhost:{port}", f"127.0.0.1:{port}"):
+                assert client.get("/apis", headers={"Host": host}).status_code == 200
+            rebound = client.get("/apis", headers={"Host": f"attacker.example:{port}"})
+            assert rebound.status_code == 403 and rebound.json()["reason"] == "Forbidden", rebound.text
+
+
+def test_a_token_on_the_command_line_is_warned_about_and_no_auth_serves_plain_http_on_loopback(tmp_path):
+    with ServeProcess("--token", "visible-token") as server:
+        assert "visible to every local user" in server.output()
+    with ServeProcess("--no-tls", "--no-auth") as server, server.client() as client:
+        assert server.url.startswith("http://127.0.0.1:") and not server.token
+        assert client.get("/apis").status_code == 200
+
+
+def test_the_tls_key_is_private_and_keys_of_killed_servers_are_removed(tmp_path):
+    cache = tmp_path / "cache"
+    stale = cache / "serve" / "tls" / "pid-999999999-old"
+    stale.mkdir(parents=True)
+    (stale / "tls.key").write_text("left behind")
+    with ServeProcess(env={"KGEN_CACHE_DIR": str(cache)}) as server:
+        assert not stale.exists()
+        (mine,) = [p for p in (cache / "serve" / "tls").iterdir()]
+        assert (mine.stat().st_mode & 0o777) == 0o700 and (mine / "tls.key").is_file()
+        server.stop(signal.SIGKILL)
+    assert mine.exists()  # a killed server cannot clean up: the next start does
+    with ServeProcess(env={"KGEN_CACHE_DIR": str(cache)}):
+        assert not mine.exists()
+
+
+def test_websocket_upgrades_need_the_token_too():
+    import asyncio
+
+    from kgen.serve.security import BearerTokenAuth
+
+    reached, sent = [], []
+
+    async def app(scope, receive, send):
+        reached.append(scope["type"])
+
+    async def send(message):
+        sent.append(message)
+
+    guarded = BearerTokenAuth(app, "t")
+    scope = {"type": "websocket", "path": "/api/v1/namespaces/default/pods/p/exec", "headers": []}
+    asyncio.run(guarded(scope, None, send))
+    assert reached == [] and sent == [{"type": "websocket.close", "code": 1008}]
+    asyncio.run(guarded({**scope, "headers": [(b"authorization", b"Bearer t")]}, None, send))
+    assert reached == ["websocket"]

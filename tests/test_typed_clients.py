@@ -19,7 +19,7 @@ import pytest
 from conftest import REPO
 from kgen.runtime.client import (
     AlreadyExists,
-    ClientConfig,
+    load_kubeconfig,
     Conflict,
     Expired,
     Invalid,
@@ -72,14 +72,14 @@ class Backend:
 
     def transport(self) -> Transport:
         if self.server is not None:
-            return Transport(ClientConfig(server=self.server.url, namespace="default"), rate_limiter=None)
+            return Transport(load_kubeconfig(self.server.kubeconfig, namespace="default"), rate_limiter=None)
         return self.cluster.transport()
 
     def async_transport(self):
         from kgen.runtime.client import AsyncTransport
 
         if self.server is not None:
-            return AsyncTransport(ClientConfig(server=self.server.url, namespace="default"), rate_limiter=None)
+            return AsyncTransport(load_kubeconfig(self.server.kubeconfig, namespace="default"), rate_limiter=None)
         return self.cluster.async_transport()
 
     def compact(self) -> None:

@@ -37,7 +37,7 @@ from kgen.serve.limits import InflightLimit
 from kgen.serve.negotiation import JSON, Representation, negotiate, parse_accept
 from kgen.serve.openapi import Documents
 from kgen.serve.respond import encode_json, error_response, respond, warning_header
-from kgen.serve.security import BearerTokenAuth
+from kgen.serve.security import BearerTokenAuth, HostCheck
 
 log = logging.getLogger("kgen.serve")
 
@@ -106,8 +106,10 @@ def create_app(
     server_address: str = "",
     max_requests_inflight: int = 400,
     max_mutating_requests_inflight: int = 200,
+    allowed_hosts: frozenset[str] | None = None,
 ) -> Any:
-    """The ASGI application serving `api` (wrapped in the token check and in-flight limits)."""
+    """The ASGI application serving `api` (wrapped in the token check, the Host check of a
+    loopback server when `allowed_hosts` names its names, and the in-flight limits)."""
     state = ServerState(api, Documents(api), server_address)
 
     async def health(request: Request) -> Response:
@@ -239,6 +241,8 @@ def create_app(
     wrapped: Any = InflightLimit(app, max_requests_inflight, max_mutating_requests_inflight)
     if token:
         wrapped = BearerTokenAuth(wrapped, token)
+    if allowed_hosts is not None:
+        wrapped = HostCheck(wrapped, allowed_hosts)
     wrapped.state = state
     return wrapped
 

@@ -8,6 +8,7 @@ connections, ends every watch, lets running requests finish, then closes the sto
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import shutil
 import signal
@@ -38,12 +39,18 @@ class ServeOptions:
 
     address: str = "127.0.0.1"
     port: int | None = None
-    """None: 8080 on loopback without TLS, else 6443; 0: any free port."""
+    """None: 6443 with TLS, 8080 without; 0: any free port."""
     storage: str = "sqlite::memory:"
     kubeconfig: Path | None = None
     tls: bool | None = None
-    """None: TLS and a token exactly when the address is not loopback."""
+    """None: TLS (kubectl sends its token over TLS only)."""
     token: str | None = None
+    """The bearer token clients must send; None: a random one."""
+    auth: bool = True
+    """Require the token (False only by an explicit flag: any local process, or a web page
+    reaching 127.0.0.1 through DNS rebinding, could then read and write)."""
+    allow_plain_http_on_network: bool = False
+    """Serve a non-loopback address without TLS (the token would cross the network in the clear)."""
     feature_gates: dict[str, bool] = field(default_factory=dict)
     storage_prefix: str = "/registry/"
     max_requests_inflight: int = 400
@@ -145,8 +152,21 @@ def prepare(api_options: Any, options: ServeOptions, say: Callable[[str], None] 
         loaded = load(api_options)
     except LoadError as error:
         raise ServeError(str(error)) from None
-    tls = options.tls if options.tls is not None else not security.is_loopback(options.address)
-    token = options.token or (security.new_token() if tls else None)
+    loopback = security.is_loopback(options.address)
+    # kubectl (client-go) sends no bearer token over plain HTTP: a server that requires one
+    # serves TLS, on loopback too, with a certificate the kubeconfig names as its authority.
+    tls = options.tls if options.tls is not None else True
+    if not loopback and not tls and not options.allow_plain_http_on_network:
+        raise ServeError(
+            f"--address {options.address} --no-tls would send the API and its token over the network unencrypted; "
+            "serve TLS (drop --no-tls), or say so with --allow-plain-http-on-network"
+        )
+    if not loopback and not options.auth:
+        raise ServeError(
+            f"--address {options.address} with --no-auth would let anyone who reaches the address read and write; "
+            "authentication can only be turned off on a loopback address"
+        )
+    token = (options.token or security.new_token()) if options.auth else None
     port = options.port if options.port is not None else (6443 if tls else 8080)
     backend = open_storage(options.storage)
     engine = Engine(
@@ -163,12 +183,13 @@ def prepare(api_options: Any, options: ServeOptions, say: Callable[[str], None] 
         app = create_app(
             api, token=token, max_requests_inflight=options.max_requests_inflight,
             max_mutating_requests_inflight=options.max_mutating_requests_inflight,
+            allowed_hosts=security.LOOPBACK_HOSTS if loopback else None,
         )  # fmt: skip
         certificate = None
         ssl: dict[str, Any] = {}
         if tls:
             certificate = security.self_signed_certificate(options.address)
-            secrets_dir = Path(tempfile.mkdtemp(prefix="kgen-serve-tls-"))
+            secrets_dir = security.private_directory()
             (secrets_dir / "tls.crt").write_bytes(certificate.cert_pem)
             key = secrets_dir / "tls.key"
             key.touch(mode=0o600)
@@ -222,7 +243,24 @@ class _Server(uvicorn.Server):
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         self._watches.close_all()  # a watch is a request that would never end by itself
-        await super().shutdown(sockets)
+        reaper = asyncio.ensure_future(self._abort_idle_connections())
+        try:
+            await super().shutdown(sockets)
+        finally:
+            reaper.cancel()
+
+    async def _abort_idle_connections(self) -> None:
+        """Drop connections with no request in flight while the shutdown drains. Closing a
+        TLS connection waits for the peer's close_notify, which an idle keep-alive client
+        never sends until it next reads: the shutdown would wait out its whole timeout."""
+        await asyncio.sleep(0.2)  # uvicorn asks every connection to close first
+        while True:
+            for connection in list(self.server_state.connections):
+                cycle = getattr(connection, "cycle", None)
+                transport = getattr(connection, "transport", None)
+                if transport is not None and (cycle is None or cycle.response_complete):
+                    transport.abort()
+            await asyncio.sleep(0.1)
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:

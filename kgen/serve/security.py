@@ -1,11 +1,14 @@
-"""Who may talk to the server: loopback without credentials, anything else over TLS with a token.
+"""Who may talk to the server: whoever holds its token, over TLS off loopback.
 
-`kgen serve` binds 127.0.0.1 by default and then needs nothing. Any other address (or
-`--tls`) serves HTTPS with a self-signed certificate made at startup (for the bound
-address, 127.0.0.1, ::1, localhost and the host's name) and requires
-`Authorization: Bearer <token>`; the kubeconfig the server writes carries the
-certificate as its authority and the token. `/healthz`, `/livez`, `/readyz` and
-`/version` answer without a token, as the API server lets anyone read them.
+Every request needs `Authorization: Bearer <token>` (a random token unless one is given;
+the kubeconfig the server writes carries it, so kubectl and the clients need nothing more),
+websocket upgrades included. `--no-auth` turns that off, on loopback only. A loopback
+server also refuses a Host header that is not one of its loopback names, which is what a
+web page gets when an attacker resolves its own name to 127.0.0.1 (DNS rebinding). Any
+other address (or `--tls`) serves HTTPS with a self-signed certificate made at startup
+(for the bound address, 127.0.0.1, ::1, localhost and the host's name), whose key lives in
+a 0700 directory under kgen's cache. `/healthz`, `/livez`, `/readyz` and `/version` answer
+anyone, as the API server lets anyone read them.
 """
 
 from __future__ import annotations
@@ -16,12 +19,50 @@ import ipaddress
 import secrets
 import socket
 from dataclasses import dataclass
+from pathlib import Path
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kgen.serve.respond import encode_json
 
 PUBLIC_PATHS = ("/healthz", "/livez", "/readyz", "/version")
+
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+"""The names a client of a loopback server reaches it by: any other Host header is a page of
+another site that resolved its own name to 127.0.0.1 (DNS rebinding)."""
+
+
+def private_directory() -> Path:
+    """A new directory only this user may read (0700) for the TLS key, under kgen's cache
+    (else the temp directory), with the directories of servers no longer running removed:
+    a server killed with SIGKILL cannot remove its own."""
+    import os
+    import shutil
+    import tempfile
+
+    from kgen.render import cache_root
+
+    root = (cache_root() or Path(tempfile.gettempdir()) / "kgen") / "serve" / "tls"
+    root.mkdir(parents=True, exist_ok=True, mode=0o700)
+    for stale in root.glob("pid-*"):
+        pid = stale.name.removeprefix("pid-").split("-", 1)[0]
+        if pid.isdigit() and not _running(int(pid)):
+            shutil.rmtree(stale, ignore_errors=True)
+    directory = Path(tempfile.mkdtemp(prefix=f"pid-{os.getpid()}-", dir=root))
+    directory.chmod(0o700)
+    return directory
+
+
+def _running(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def is_loopback(address: str) -> bool:
@@ -116,29 +157,58 @@ _UNAUTHORIZED = encode_json(
 )
 
 
+def _status(code: int, reason: str, message: str) -> bytes:
+    return encode_json(
+        {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message,
+         "reason": reason, "code": code}
+    )  # fmt: skip
+
+
+async def _refuse(scope: Scope, send: Send, code: int, body: bytes) -> None:
+    if scope["type"] == "websocket":  # refused before the handshake completes: HTTP 403
+        await send({"type": "websocket.close", "code": 1008})
+        return
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": code, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
 class BearerTokenAuth:
-    """ASGI middleware: every request but the public paths needs the bearer token (401)."""
+    """ASGI middleware: every request but the public paths needs the bearer token (401),
+    websocket upgrades included."""
 
     def __init__(self, app: ASGIApp, token: str):
         self.app = app
         self._expected = f"Bearer {token}".encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in PUBLIC_PATHS:
+        if scope["type"] not in ("http", "websocket") or scope["path"] in PUBLIC_PATHS:
             await self.app(scope, receive, send)
             return
         given = next((value for name, value in scope["headers"] if name == b"authorization"), b"")
         if hmac.compare_digest(given, self._expected):
             await self.app(scope, receive, send)
             return
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 401,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(_UNAUTHORIZED)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": _UNAUTHORIZED})
+        await _refuse(scope, send, 401, _UNAUTHORIZED)
+
+
+class HostCheck:
+    """ASGI middleware of a loopback server: a request whose Host header names anything but
+    this machine's loopback names is refused (403), so that a web page whose own name an
+    attacker resolves to 127.0.0.1 cannot reach the API from a browser."""
+
+    def __init__(self, app: ASGIApp, allowed: frozenset[str]):
+        self.app = app
+        self.allowed = allowed
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket") or scope["path"] in PUBLIC_PATHS:
+            await self.app(scope, receive, send)
+            return
+        host = next((value for name, value in scope["headers"] if name == b"host"), b"").decode("latin-1")
+        name = host.rsplit(":", 1)[0] if host.count(":") == 1 or host.startswith("[") else host
+        if name.lower() in self.allowed:
+            await self.app(scope, receive, send)
+            return
+        message = f"host {host!r} is not this server's: a loopback server answers only 127.0.0.1, ::1 and localhost"
+        await _refuse(scope, send, 403, _status(403, "Forbidden", message))
