@@ -517,6 +517,10 @@ Examples:
     help="History kept for watches and paging; older resourceVersions are 410 Gone once compacted.",
 )  # fmt: skip
 @click.option(
+    "--request-timeout", type=click.FloatRange(min=0), default=60.0, show_default=True, metavar="SECONDS",
+    help="How long a request other than a watch may take, its body included, before 504 Timeout (0: no limit).",
+)  # fmt: skip
+@click.option(
     "--bookmark-interval", type=click.FloatRange(min=0.01), default=60.0, show_default=True, metavar="SECONDS",
     help="How often watches that allow bookmarks get a BOOKMARK event.",
 )  # fmt: skip
@@ -527,7 +531,7 @@ Examples:
 def serve(
     config_path, input_dir, module, import_map, tags, verbose, address, port, storage, kubeconfig_path, tls, token,
     token_file, no_auth, allow_plain_http_on_network, feature_gates, storage_prefix, max_requests_inflight, max_mutating_requests_inflight, compaction_interval,
-    history_seconds, bookmark_interval, models,
+    history_seconds, request_timeout, bookmark_interval, models,
 ) -> None:  # fmt: skip
     """Serve the API (every group/version, and namespaces) so kubectl and clients can use it.
 
@@ -558,6 +562,7 @@ def serve(
             feature_gates=gates, storage_prefix=storage_prefix, max_requests_inflight=max_requests_inflight,
             max_mutating_requests_inflight=max_mutating_requests_inflight, compaction_interval=compaction_interval,
             history_seconds=history_seconds, bookmark_interval=bookmark_interval, access_log=verbose,
+            request_timeout=request_timeout,
         )  # fmt: skip
         try:
             return prepare_server(options, settings, say=lambda line: click.echo(line, err=True))

@@ -5,6 +5,7 @@ and the loopback rule."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -116,8 +117,11 @@ def test_inflight_limit_refuses_with_429_and_does_not_count_watches():
         async def send(message):
             sent.append(message)
 
+        async def receive():
+            return {"type": "http.request", "body": b"", "more_body": False}
+
         scope = {"type": "http", "method": method, "path": "/apis/x/v1/things", "query_string": query, "headers": []}
-        await limited(scope, None, send)
+        await limited(scope, receive, send)
         return sent[0]["status"], dict(sent[0]["headers"])
 
     async def scenario():
@@ -157,3 +161,92 @@ def test_serving_msgspec_models_without_msgspec_says_what_to_install(monkeypatch
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *args: None if name == "msgspec" else find_spec(name, *args))
     with pytest.raises(LoadError, match=r'needs msgspec: pip install "kgen-k8s\[msgspec\]"'):
         load(options)
+
+
+def _asgi_request(app, method="POST", receive=None):
+    """Run one request through an ASGI app; (status, body) of its answer."""
+    sent = []
+
+    async def send(message):
+        sent.append(message)
+
+    async def whole_body():
+        return {"type": "http.request", "body": b"{}", "more_body": False}
+
+    async def run():
+        scope = {"type": "http", "method": method, "path": "/apis/x/v1/things", "query_string": b"", "headers": []}
+        await app(scope, receive or whole_body, send)
+        return sent[0]["status"], b"".join(m.get("body", b"") for m in sent[1:])
+
+    return run()
+
+
+def test_a_trickling_body_holds_no_write_slot_and_ends_in_504():
+    """kube-apiserver reads a body inside its request timeout (504 Timeout past it); a
+    request is counted against --max-mutating-requests-inflight once its body is in."""
+
+    async def app(scope, receive, send):
+        await receive()
+        await send({"type": "http.response.start", "status": 201, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    limited = InflightLimit(app, max_requests=1, max_mutating=1, request_timeout=0.5)
+    never = asyncio.Event()
+
+    async def trickle():
+        await never.wait()  # the rest of the body never comes
+
+    async def scenario():
+        slow = [asyncio.create_task(_asgi_request(limited, receive=trickle)) for _ in range(5)]
+        await asyncio.sleep(0.05)
+        honest = await _asgi_request(limited)
+        return honest, await asyncio.gather(*slow)
+
+    honest, slow = asyncio.run(scenario())
+    assert honest[0] == 201
+    for status, body in slow:
+        assert status == 504 and json.loads(body)["reason"] == "Timeout"
+
+
+def test_a_request_past_the_request_timeout_gets_504_timeout():
+    async def stuck(scope, receive, send):
+        await asyncio.Event().wait()
+
+    status, body = asyncio.run(_asgi_request(InflightLimit(stuck, request_timeout=0.2), method="GET"))
+    assert status == 504
+    assert json.loads(body)["message"] == (
+        "Timeout: request did not complete within requested timeout - context deadline exceeded"
+    )
+
+
+def test_a_read_of_a_future_version_waits_without_holding_a_worker_thread():
+    """The wait for a resourceVersion the store has not reached happens on the event loop:
+    the store (and its worker thread) is called only once the version is there."""
+    from kgen.runtime.store import Engine, MemoryBackend, ResourceInfo
+    from kgen.runtime.store.aio import AsyncResourceStore
+
+    engine = Engine(MemoryBackend(), compaction_interval=None)
+    store = engine.resource(ResourceInfo("example.kgen.dev", "v1", "frobbers", "Frobber", namespaced=True))
+    obj = {"apiVersion": "example.kgen.dev/v1", "kind": "Frobber", "metadata": {"name": "a", "namespace": "ns"}}
+    created = store.create(obj)
+    calls = []
+    original = store.get
+
+    def counting_get(*args, **kwargs):
+        calls.append(engine.current_revision())
+        return original(*args, **kwargs)
+
+    store.get = counting_get  # type: ignore[method-assign]
+    aio = AsyncResourceStore(store)
+    wanted = str(int(created["metadata"]["resourceVersion"]) + 1)
+
+    async def scenario():
+        waiting = asyncio.create_task(aio.get("a", "ns", resource_version=wanted))
+        await asyncio.sleep(0.3)
+        assert calls == [] and not waiting.done()  # no thread taken while waiting
+        await asyncio.to_thread(store.create, {**obj, "metadata": {"name": "b", "namespace": "ns"}})
+        return await waiting
+
+    assert asyncio.run(scenario())["metadata"]["name"] == "a"
+    assert calls and calls[0] >= int(wanted)
+    engine.close()

@@ -107,6 +107,7 @@ def create_app(
     max_requests_inflight: int = 400,
     max_mutating_requests_inflight: int = 200,
     allowed_hosts: frozenset[str] | None = None,
+    request_timeout: float | None = 60.0,
 ) -> Any:
     """The ASGI application serving `api` (wrapped in the token check, the Host check of a
     loopback server when `allowed_hosts` names its names, and the in-flight limits)."""
@@ -238,7 +239,7 @@ def create_app(
 
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={HTTPException: _routing_error})
     app.state.kgen = state
-    wrapped: Any = InflightLimit(app, max_requests_inflight, max_mutating_requests_inflight)
+    wrapped: Any = InflightLimit(app, max_requests_inflight, max_mutating_requests_inflight, request_timeout)
     if token:
         wrapped = BearerTokenAuth(wrapped, token)
     if allowed_hosts is not None:

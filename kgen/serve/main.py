@@ -62,6 +62,9 @@ class ServeOptions:
     bookmark_interval: float = 60.0
     """How often watches that allow bookmarks get one, in seconds."""
     access_log: bool = False
+    request_timeout: float = 60.0
+    """Seconds a request that is not a watch may take, its body included (kube-apiserver's
+    --request-timeout); 0: none."""
 
 
 def default_kubeconfig() -> Path:
@@ -183,7 +186,7 @@ def prepare(api_options: Any, options: ServeOptions, say: Callable[[str], None] 
         app = create_app(
             api, token=token, max_requests_inflight=options.max_requests_inflight,
             max_mutating_requests_inflight=options.max_mutating_requests_inflight,
-            allowed_hosts=security.LOOPBACK_HOSTS if loopback else None,
+            allowed_hosts=security.LOOPBACK_HOSTS if loopback else None, request_timeout=options.request_timeout or None,
         )  # fmt: skip
         certificate = None
         ssl: dict[str, Any] = {}

@@ -29,7 +29,25 @@ class AsyncResourceStore:
 
     async def get(self, name: str, namespace: str = "", *, resource_version: str = "") -> dict[str, Any]:
         """See `ResourceStore.get`."""
+        await self._fresh(resource_version)
         return await asyncio.to_thread(self.store.get, name, namespace, resource_version=resource_version)
+
+    async def _fresh(self, resource_version: str, match: str = "") -> None:
+        """Wait here, holding no worker thread, until the store has reached a resourceVersion
+        a read asks for (up to the engine's fresh_timeout, then 504 as the store would say):
+        a dozen reads of a future version must not occupy every worker while others queue.
+        The wait reads the watch cache's revision, kept in memory by its feed."""
+        if match == "Exact" or resource_version in ("", "0") or not resource_version.isdigit():
+            return  # nothing to wait for (or the store answers what is wrong with it)
+        minimum = int(resource_version)
+        engine = self.store.engine
+        cache = engine.watch_cache
+        if cache.revision >= minimum:
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + engine.fresh_timeout
+        while cache.revision < minimum and loop.time() < deadline:
+            await asyncio.sleep(0.02)
 
     async def list(
         self,
@@ -43,6 +61,8 @@ class AsyncResourceStore:
         resource_version_match: str = "",
     ) -> dict[str, Any]:
         """See `ResourceStore.list`."""
+        if not continue_token and not (limit and resource_version_match != "NotOlderThan"):
+            await self._fresh(resource_version, resource_version_match)
         return await asyncio.to_thread(
             self.store.list,
             namespace,
@@ -145,6 +165,7 @@ class AsyncResourceStore:
         bookmark_interval: float | None = None,
     ) -> Watch:
         """See `ResourceStore.watch`; iterate the result with `async for`."""
+        await self._fresh(resource_version)
         return await asyncio.to_thread(
             self.store.watch,
             namespace,
