@@ -67,6 +67,11 @@ class ServeOptions:
     --request-timeout); 0: none."""
 
 
+_MAX_HEADER_BYTES = 1 << 20
+"""The request line and headers a request may bring (Go's http.DefaultMaxHeaderBytes, what
+kube-apiserver takes): a long selector or URL reaches the API, which answers it with a Status."""
+
+
 def default_kubeconfig() -> Path:
     """Where the kubeconfig goes unless told: kgen's cache directory (else the temp directory)."""
     from kgen.render import cache_root
@@ -201,7 +206,8 @@ def prepare(api_options: Any, options: ServeOptions, say: Callable[[str], None] 
         config = uvicorn.Config(
             app, host=options.address, port=port, lifespan="on", log_level="info" if options.access_log else "warning",
             access_log=options.access_log,
-            http="h11", loop="asyncio", timeout_graceful_shutdown=10, timeout_keep_alive=30, server_header=False, **ssl,
+            http="h11", loop="asyncio", timeout_graceful_shutdown=10, timeout_keep_alive=30, server_header=False,
+            h11_max_incomplete_event_size=_MAX_HEADER_BYTES, **ssl,
         )  # fmt: skip
         path = options.kubeconfig or default_kubeconfig()
 
