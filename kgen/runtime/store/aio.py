@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from kgen.runtime.store import errors
 from kgen.runtime.store.engine import DeleteResult, Preconditions, ResourceStore, UpdateResult
 from kgen.runtime.store.watch import Watch
 
@@ -40,6 +41,8 @@ class AsyncResourceStore:
         if match == "Exact" or resource_version in ("", "0") or not resource_version.isdigit():
             return  # nothing to wait for (or the store answers what is wrong with it)
         minimum = int(resource_version)
+        if minimum >= 2**64:
+            return  # not a resourceVersion at all: the store answers 400
         engine = self.store.engine
         cache = engine.watch_cache
         if cache.revision >= minimum:
@@ -48,6 +51,10 @@ class AsyncResourceStore:
         deadline = loop.time() + engine.fresh_timeout
         while cache.revision < minimum and loop.time() < deadline:
             await asyncio.sleep(0.02)
+        if cache.revision < minimum:  # the cache may trail the store: ask the store once
+            current = await asyncio.to_thread(engine.current_revision)
+            if current < minimum:
+                raise errors.too_large_resource_version(minimum, current)
 
     async def list(
         self,
