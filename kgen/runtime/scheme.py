@@ -268,7 +268,7 @@ class Scheme:
             raise bad_request(f"invalid JSON: nested more than {MAX_DOCUMENT_DEPTH} levels deep") from None
         if not isinstance(document, dict):
             raise bad_request("the object must be a JSON object")
-        if raw.count(b"[") + raw.count(b"{") > MAX_DOCUMENT_DEPTH and _deeper_than(document, MAX_DOCUMENT_DEPTH):
+        if text_nested_deeper_than(raw):
             raise bad_request(f"invalid JSON: nested more than {MAX_DOCUMENT_DEPTH} levels deep")
         api_version, kind = document.get("apiVersion"), document.get("kind")
         if defaults is not None:
@@ -480,18 +480,6 @@ def text_nested_deeper_than(raw: bytes, limit: int = MAX_DOCUMENT_DEPTH) -> bool
         return False
     brackets = _JSON_STRING.sub(b"", raw).translate(None, _NOT_BRACKETS)
     return max(itertools.accumulate(_DEPTH_STEP[b] for b in brackets), default=0) > limit
-
-
-def _deeper_than(document: Any, limit: int) -> bool:
-    """Whether decoded JSON nests more than `limit` lists and objects deep (no recursion)."""
-    stack = [(document, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if depth > limit:
-            return True
-        children = value.values() if isinstance(value, dict) else value
-        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
-    return False
 
 
 def _not_json(constant: str) -> Any:

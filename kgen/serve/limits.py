@@ -60,7 +60,7 @@ class InflightLimit:
         loop = asyncio.get_running_loop()
         deadline = None if not self.request_timeout else loop.time() + self.request_timeout
         mutating = scope["method"] in _MUTATING
-        if mutating:
+        if mutating and not _declared_too_large(scope):  # (that one the handler refuses unread)
             try:
                 messages = await asyncio.wait_for(_body_messages(receive), _remaining(loop, deadline))
             except asyncio.TimeoutError:
@@ -88,6 +88,11 @@ class InflightLimit:
                 await _answer(send, 504, _TIMEOUT)
         finally:
             self.inflight[mutating] -= 1
+
+
+def _declared_too_large(scope: Scope) -> bool:
+    declared = next((value for name, value in scope["headers"] if name == b"content-length"), b"")
+    return declared.isdigit() and int(declared) > MAX_REQUEST_BODY_BYTES
 
 
 def _remaining(loop: asyncio.AbstractEventLoop, deadline: float | None) -> float | None:

@@ -16,8 +16,11 @@ from __future__ import annotations
 import datetime
 import hmac
 import ipaddress
+import os
 import secrets
+import shutil
 import socket
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,10 +39,6 @@ def private_directory() -> Path:
     """A new directory only this user may read (0700) for the TLS key, under kgen's cache
     (else the temp directory), with the directories of servers no longer running removed:
     a server killed with SIGKILL cannot remove its own."""
-    import os
-    import shutil
-    import tempfile
-
     from kgen.render import cache_root
 
     root = (cache_root() or Path(tempfile.gettempdir()) / "kgen") / "serve" / "tls"
@@ -54,8 +53,6 @@ def private_directory() -> Path:
 
 
 def _running(pid: int) -> bool:
-    import os
-
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

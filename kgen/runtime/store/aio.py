@@ -12,8 +12,10 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from kgen.runtime.errors import APIError
 from kgen.runtime.store import errors
 from kgen.runtime.store.engine import DeleteResult, Preconditions, ResourceStore, UpdateResult
+from kgen.runtime.store.options import parse_resource_version
 from kgen.runtime.store.watch import Watch
 
 
@@ -38,11 +40,14 @@ class AsyncResourceStore:
         a read asks for (up to the engine's fresh_timeout, then 504 as the store would say):
         a dozen reads of a future version must not occupy every worker while others queue.
         The wait reads the watch cache's revision, kept in memory by its feed."""
-        if match == "Exact" or resource_version in ("", "0") or not resource_version.isdigit():
-            return  # nothing to wait for (or the store answers what is wrong with it)
-        minimum = int(resource_version)
-        if minimum >= 2**64:
-            return  # not a resourceVersion at all: the store answers 400
+        if match == "Exact":
+            return
+        try:
+            minimum = parse_resource_version(resource_version)
+        except APIError:
+            return  # the store answers what is wrong with it
+        if not minimum:
+            return
         engine = self.store.engine
         cache = engine.watch_cache
         if cache.revision >= minimum:
