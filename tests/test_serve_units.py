@@ -250,3 +250,156 @@ def test_a_read_of_a_future_version_waits_without_holding_a_worker_thread():
     assert asyncio.run(scenario())["metadata"]["name"] == "a"
     assert calls and calls[0] >= int(wanted)
     engine.close()
+
+
+# -- the work of one request: deadline, disconnect, lanes ------------------------------------------
+
+
+def _checkpointing_app(iterations: list[int], finished: list[BaseException | None]):
+    """An ASGI app whose request runs in a worker thread until its work is stopped."""
+    import time
+
+    from kgen.runtime import work
+
+    def busy() -> None:
+        try:
+            while iterations[0] < 10_000_000:
+                iterations[0] += 1
+                work.checkpoint()
+                time.sleep(0.001)
+            finished.append(None)
+        except APIError as error:
+            finished.append(error)
+            raise
+
+    async def app(scope, receive, send):
+        try:
+            await work.run(busy)
+            status, body = 200, b""
+        except APIError as error:  # the deadline, seen by the work before the middleware
+            status, body = error.code, json.dumps({"reason": error.reason}).encode()
+        await send({"type": "http.response.start", "status": status, "headers": []})
+        await send({"type": "http.response.body", "body": body})
+
+    return app
+
+
+def _wait_for(condition, seconds: float = 5.0) -> bool:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return condition()
+
+
+def test_the_work_of_a_request_whose_client_disconnected_stops_at_its_next_checkpoint():
+    """kube-apiserver cancels a request's context when its client goes away; the work in the
+    worker thread (a patch, a list) then stops instead of keeping a core busy for nobody."""
+    iterations, finished = [0], []
+    limited = InflightLimit(_checkpointing_app(iterations, finished), request_timeout=60)
+    hang_up = asyncio.Event()
+
+    async def receive_then_disconnect():
+        if not hang_up.is_set():
+            hang_up.set()
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await asyncio.sleep(0.2)  # the client leaves while the request runs
+        return {"type": "http.disconnect"}
+
+    sent = []
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "method": "GET", "path": "/apis/x/v1/things", "query_string": b"", "headers": []}
+    asyncio.run(limited(scope, receive_then_disconnect, send))
+    assert _wait_for(lambda: bool(finished))
+    assert isinstance(finished[0], APIError) and finished[0].code == 504
+    assert iterations[0] < 2000  # stopped within about a second, not run to its end
+    assert sent == []  # nobody to answer
+
+
+def test_the_work_of_a_request_past_its_deadline_stops_and_the_answer_is_504():
+    iterations, finished = [0], []
+    status, body = asyncio.run(
+        _asgi_request(InflightLimit(_checkpointing_app(iterations, finished), request_timeout=0.2), method="GET")
+    )
+    assert status == 504 and json.loads(body)["reason"] == "Timeout"
+    assert _wait_for(lambda: bool(finished))
+    assert isinstance(finished[0], APIError) and finished[0].reason == "Timeout"
+    assert iterations[0] >= 20  # it ran until the deadline (0.2 s), not less
+
+
+def test_patches_lists_and_writes_stop_at_checkpoints_once_their_work_is_done():
+    from kgen.runtime import work
+    from kgen.runtime.patch import apply_json_patch, apply_strategic_merge_patch
+    from kgen.runtime.store import Engine, MemoryBackend, ResourceInfo
+
+    engine = Engine(MemoryBackend(), compaction_interval=None)
+    store = engine.resource(ResourceInfo("example.kgen.dev", "v1", "frobbers", "Frobber", namespaced=True))
+    for i in range(300):
+        store.create({"apiVersion": "example.kgen.dev/v1", "kind": "Frobber", "metadata": {"name": f"f{i}", "namespace": "ns"}})
+    from kgen.runtime.patch.schema import Schema
+
+    ports = {"type": "array", "items": {"type": "object"}, "x-kubernetes-patch-strategy": "merge", "x-kubernetes-patch-merge-key": "name"}
+    thing = Schema({"Thing": {"type": "object", "properties": {"spec": {"type": "object", "properties": {"ports": ports}}}}}).type("Thing")
+    live = {"spec": {"ports": [{"name": f"p{i}"} for i in range(10)]}}
+    port_patch = b'{"spec": {"ports": [{"name": "p1", "port": 1}]}}'
+    assert apply_strategic_merge_patch(live, port_patch, thing)["spec"]["ports"][1] == {"name": "p1", "port": 1}
+    stopped = work.Work()
+    stopped.cancel("client disconnected")
+    with stopped.current():
+        with pytest.raises(APIError) as listing:
+            store.list("ns")
+        with pytest.raises(APIError):
+            apply_strategic_merge_patch(live, port_patch, thing)
+        with pytest.raises(APIError):
+            apply_json_patch(live, [{"op": "add", "path": "/x", "value": 1}] * 300)
+        with pytest.raises(APIError):
+            store.guaranteed_update("f1", "ns", lambda current: {**current, "spec": {"x": 1}})
+    assert listing.value.code == 504
+    assert store.get("f1", "ns").get("spec") is None  # nothing was written for it
+    assert len(store.list("ns")["items"]) == 300  # outside a request, checkpoints pass
+    late = work.Work(deadline=0.0)
+    with late.current(), pytest.raises(APIError):
+        store.list("ns")
+
+
+def test_a_get_of_one_object_is_answered_while_the_bulk_lane_is_busy():
+    """Lists (and patches, large bodies) do their work in the bulk lane; a GET of one object
+    in its own: a dozen expensive requests never make it wait, as the API server's priority
+    and fairness keeps cheap requests apart from costly ones."""
+    import threading
+
+    import httpx
+
+    from conftest import REPO
+    from kgen.runtime import work
+    from kgen.serve.fake import FakeCluster, _SyncBridge
+
+    path = "/apis/example.kgen.dev/v1/namespaces/default/frobbers"
+    with FakeCluster(config=REPO / "pyproject.toml") as cluster:
+        client = httpx.Client(transport=_SyncBridge(cluster), base_url="https://fake.cluster", timeout=30)
+        created = client.post(path, json={"apiVersion": "example.kgen.dev/v1", "kind": "Frobber", "metadata": {"name": "one"}, "spec": {"replicas": 1}})
+        assert created.status_code == 201, created.text
+        release = threading.Event()
+        work._executor(work.Lane.BULK).submit(release.wait, 30)  # something expensive holds the bulk lane
+        listed: list[int] = []
+        lister = threading.Thread(target=lambda: listed.append(client.get(path).status_code))
+        lister.start()
+        try:
+            assert client.get(f"{path}/one").status_code == 200
+            assert listed == []  # the list waits its turn in the bulk lane
+        finally:
+            release.set()
+            lister.join(30)
+        assert listed == [200]
+
+
+def test_a_list_is_encoded_item_by_item_to_the_same_bytes():
+    from kgen.serve.respond import encode_json
+
+    listed = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": "7"}, "items": [{"a": "é", "b": [1, None]}, {}]}
+    assert encode_json(listed) == json.dumps(listed, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+    assert encode_json({"items": []}) == b'{"items":[]}\n'

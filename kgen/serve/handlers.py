@@ -15,8 +15,10 @@ from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import Response
 
+from kgen.runtime import work
 from kgen.runtime.errors import APIError, bad_request
 from kgen.runtime.scheme import DecodeResult, FieldValidation
+from kgen.runtime.store.engine import UpdateResult
 from kgen.serve import params, table
 from kgen.serve.api import Endpoint, ServedAPI
 from kgen.serve.flow import parse_field_validation
@@ -188,6 +190,25 @@ def body_json(call: Call, body: bytes) -> bytes:
     raise unsupported_media_type(_serializers(call))
 
 
+BULK_BODY_BYTES = 64 * 1024
+"""A request whose body is larger than this does its work in the bulk lane."""
+
+
+async def read_weighed_body(call: Call) -> bytes:
+    """The request body; a large one moves the request's work to the bulk lane."""
+    body = await params.read_body(call.request)
+    if len(body) > BULK_BODY_BYTES:
+        work.use_lane(work.Lane.BULK)
+    return body
+
+
+async def decode_off_loop(call: Call, body: bytes, field_validation: FieldValidation) -> DecodeResult:
+    """`decode`, in a worker thread for a large body (the event loop serves everyone)."""
+    if len(body) > BULK_BODY_BYTES:
+        return await work.run(decode, call, body, field_validation)
+    return decode(call, body, field_validation)
+
+
 def decode(call: Call, body: bytes, field_validation: FieldValidation) -> DecodeResult:
     """The request's object, decoded and defaulted in the endpoint's version."""
     result: DecodeResult = call.endpoint.flow.decode(body_json(call, body), call.version, field_validation)
@@ -239,11 +260,12 @@ def with_managed_fields(stored: dict[str, Any], versioned: dict[str, Any]) -> di
 async def get(call: Call) -> Response:
     """GET of one object (or its status)."""
     representation = negotiate_object(call)
-    stored = await call.endpoint.async_store().get(
-        call.name, call.namespace, resource_version=call.query.get("resourceVersion", "")
-    )
     call.deprecation()
-    return represent(call, call.endpoint.flow.from_storage(stored, call.version), representation)
+    response: Response = await call.endpoint.async_store().get(
+        call.name, call.namespace, resource_version=call.query.get("resourceVersion", ""),
+        then=lambda stored: represent(call, call.endpoint.flow.from_storage(stored, call.version), representation),
+    )  # fmt: skip
+    return response
 
 
 def list_options(call: Call) -> dict[str, Any]:
@@ -270,11 +292,16 @@ def convert_list(call: Call, listed: dict[str, Any]) -> dict[str, Any]:
 
 
 async def list_objects(call: Call) -> Response:
-    """GET of a collection."""
+    """GET of a collection (in the bulk lane: its conversion and encoding too)."""
     representation = negotiate_list(call)
-    listed = await call.endpoint.async_store().list(call.namespace, **list_options(call))
+    work.use_lane(work.Lane.BULK)
     call.deprecation()
-    return represent_list(call, convert_list(call, listed), representation)
+    response: Response = await call.endpoint.async_store().list(
+        call.namespace,
+        **list_options(call),
+        then=lambda listed: represent_list(call, convert_list(call, listed), representation),
+    )
+    return response
 
 
 async def create(call: Call) -> Response:
@@ -284,8 +311,8 @@ async def create(call: Call) -> Response:
     dry_run = params.dry_run(query.getlist("dryRun"), "CreateOptions")
     manager = manager_name(call, "CreateOptions")
     field_validation = parse_field_validation(query.get("fieldValidation", ""))
-    body = await params.read_body(call.request)
-    result = decode(call, body, field_validation)
+    body = await read_weighed_body(call)
+    result = await decode_off_loop(call, body, field_validation)
     versioned = _to_dict(result.object)
     _check_names(call, versioned, creating=True)
     if call.endpoint.namespaced:
@@ -301,9 +328,12 @@ async def create(call: Call) -> Response:
         stored.setdefault("metadata", {}).pop("namespace", None)
     managed = call.endpoint.field_manager().update(None, versioned, manager)
     with_managed_fields(stored, managed)
-    created = await call.endpoint.async_store(call.version).create(stored, dry_run=dry_run)
     call.deprecation()
-    return represent(call, flow.from_storage(created, call.version), representation, status_code=201)
+    response: Response = await call.endpoint.async_store(call.version).create(
+        stored, dry_run=dry_run,
+        then=lambda created: represent(call, flow.from_storage(created, call.version), representation, status_code=201),
+    )  # fmt: skip
+    return response
 
 
 async def update(call: Call) -> Response:
@@ -313,8 +343,8 @@ async def update(call: Call) -> Response:
     dry_run = params.dry_run(query.getlist("dryRun"), "UpdateOptions")
     manager = manager_name(call, "UpdateOptions")
     field_validation = parse_field_validation(query.get("fieldValidation", ""))
-    body = await params.read_body(call.request)
-    result = decode(call, body, field_validation)
+    body = await read_weighed_body(call)
+    result = await decode_off_loop(call, body, field_validation)
     versioned = _to_dict(result.object)
     _check_names(call, versioned, creating=False)
     endpoint, flow = call.endpoint, call.endpoint.flow
@@ -325,16 +355,15 @@ async def update(call: Call) -> Response:
         live = flow.from_storage(current, call.version) if current is not None else None
         return with_managed_fields(stored, field_manager.update(live, versioned, manager))
 
-    outcome = await endpoint.async_store(call.version).guaranteed_update(
-        call.name, call.namespace, transform, subresource=call.subresource, dry_run=dry_run
-    )
+    def answer(outcome: UpdateResult) -> Response:
+        status_code = 201 if outcome.created else 200
+        return represent(call, flow.from_storage(outcome.object, call.version), representation, status_code=status_code)
+
     call.deprecation()
-    return represent(
-        call,
-        flow.from_storage(outcome.object, call.version),
-        representation,
-        status_code=201 if outcome.created else 200,
+    response: Response = await endpoint.async_store(call.version).guaranteed_update(
+        call.name, call.namespace, transform, subresource=call.subresource, dry_run=dry_run, then=answer
     )
+    return response
 
 
 async def delete(call: Call) -> Response:
@@ -347,15 +376,19 @@ async def delete(call: Call) -> Response:
         from kgen.serve.namespaces import delete_namespace
 
         outcome = await delete_namespace(call.api, call.name, options)
-    else:
-        outcome = await call.endpoint.async_store().delete(
-            call.name, call.namespace, preconditions=options.preconditions, propagation_policy=options.propagation_policy,
-            orphan_dependents=options.orphan_dependents, dry_run=options.dry_run,
-        )  # fmt: skip
+        call.deprecation()
+        return represent(
+            call, call.endpoint.flow.from_storage(outcome.object, call.version), representation, outcome.status_code
+        )
     call.deprecation()
-    return represent(
-        call, call.endpoint.flow.from_storage(outcome.object, call.version), representation, outcome.status_code
-    )
+    response: Response = await call.endpoint.async_store().delete(
+        call.name, call.namespace, preconditions=options.preconditions, propagation_policy=options.propagation_policy,
+        orphan_dependents=options.orphan_dependents, dry_run=options.dry_run,
+        then=lambda outcome: represent(
+            call, call.endpoint.flow.from_storage(outcome.object, call.version), representation, outcome.status_code
+        ),
+    )  # fmt: skip
+    return response
 
 
 async def delete_collection(call: Call) -> Response:
@@ -366,9 +399,11 @@ async def delete_collection(call: Call) -> Response:
     )
     if call.endpoint.builtin:
         raise APIError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
-    listed = await call.endpoint.async_store().delete_collection(
+    work.use_lane(work.Lane.BULK)
+    call.deprecation()
+    response: Response = await call.endpoint.async_store().delete_collection(
         call.namespace, **list_options(call), preconditions=options.preconditions,
         propagation_policy=options.propagation_policy, orphan_dependents=options.orphan_dependents, dry_run=options.dry_run,
+        then=lambda listed: represent_list(call, convert_list(call, listed), representation),
     )  # fmt: skip
-    call.deprecation()
-    return represent_list(call, convert_list(call, listed), representation)
+    return response

@@ -67,6 +67,9 @@ class ServeOptions:
     --request-timeout); 0: none."""
 
 
+SWITCH_INTERVAL = 0.001
+"""Seconds a thread holds the interpreter while others wait (Python's default is 0.005)."""
+
 _MAX_HEADER_BYTES = 1 << 20
 """The request line and headers a request may bring (Go's http.DefaultMaxHeaderBytes, what
 kube-apiserver takes): a long selector or URL reaches the API, which answers it with a Status."""
@@ -130,6 +133,10 @@ class PreparedServer:
 
     def run(self) -> None:
         """Serve until interrupted, then close the store."""
+        # Worker threads hand the interpreter to each other (and to the event loop) every
+        # millisecond rather than every five: a GET of one object then waits for a list
+        # being encoded a few milliseconds, not tens (bench/starvation.py).
+        sys.setswitchinterval(SWITCH_INTERVAL)
         try:
             _Server(self.config, self.started, self.app.state.watches).run()
         except SystemExit as stop:

@@ -23,9 +23,10 @@ from kgen.runtime.patch import (
 from kgen.runtime.patch.errors import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, PATCH_TYPES, STRATEGIC_MERGE_PATCH
 from kgen.runtime.errors import bad_request
 from kgen.runtime.scheme import FieldValidation
+from kgen.runtime.store.engine import UpdateResult
 from kgen.serve import params
 from kgen.serve.flow import parse_field_validation
-from kgen.serve.handlers import Call, manager_name, negotiate_object, represent, with_managed_fields
+from kgen.serve.handlers import Call, manager_name, negotiate_object, read_weighed_body, represent, with_managed_fields
 from kgen.serve.negotiation import body_media_type, unsupported_media_type
 
 
@@ -58,7 +59,7 @@ async def patch(call: Call) -> Response:
     dry_run = params.dry_run(query.getlist("dryRun"), "PatchOptions")
     manager = manager_name(call, "PatchOptions")
     field_validation = parse_field_validation(query.get("fieldValidation", ""))
-    body = await params.read_body(call.request)
+    body = await read_weighed_body(call)
     endpoint, flow, version = call.endpoint, call.endpoint.flow, call.version
     field_manager = endpoint.field_manager(call.subresource)
     applied: dict[str, Any] = {}
@@ -99,14 +100,17 @@ async def patch(call: Call) -> Response:
         metadata.setdefault("name", call.name)
         return with_managed_fields(stored, new)
 
-    outcome = await endpoint.async_store(version).guaranteed_update(
-        call.name, call.namespace, transform, subresource=call.subresource, dry_run=dry_run, force_allow_create=is_apply
-    )
-    call.warnings.extend(warnings)
+    def answer(outcome: UpdateResult) -> Response:
+        call.warnings.extend(warnings)
+        status_code = 201 if outcome.created else 200
+        return represent(call, flow.from_storage(outcome.object, version), representation, status_code=status_code)
+
     call.deprecation()
-    return represent(
-        call, flow.from_storage(outcome.object, version), representation, status_code=201 if outcome.created else 200
-    )
+    response: Response = await endpoint.async_store(version).guaranteed_update(
+        call.name, call.namespace, transform, subresource=call.subresource, dry_run=dry_run, force_allow_create=is_apply,
+        then=answer,
+    )  # fmt: skip
+    return response
 
 
 def _patched(patch_type: str, live: dict[str, Any], body: bytes, endpoint: Any) -> dict[str, Any]:

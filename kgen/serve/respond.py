@@ -30,10 +30,23 @@ def warning_header(text: str) -> str:
 
 
 def encode_json(obj: Any, pretty: bool = False) -> bytes:
-    """JSON as the API server writes it (compact, or indented two spaces with pretty)."""
+    """JSON as the API server writes it (compact, or indented two spaces with pretty).
+
+    A list's items are encoded one at a time: the encoder holds the interpreter for the
+    whole of one call, and a megabyte of list would keep every other request waiting."""
     if pretty:
         return json.dumps(obj, indent=2, ensure_ascii=False).encode() + b"\n"
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+    if type(obj) is dict and type(obj.get("items")) is list:
+        members = (
+            _compact(key) + ":" + ("[" + ",".join(map(_compact, value)) + "]" if key == "items" else _compact(value))
+            for key, value in obj.items()
+        )
+        return ("{" + ",".join(members) + "}\n").encode()
+    return (_compact(obj) + "\n").encode()
+
+
+def _compact(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
 def encode_yaml(obj: Any) -> bytes:

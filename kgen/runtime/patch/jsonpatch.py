@@ -29,6 +29,7 @@ from typing import Any
 from kgen.runtime import gojson
 from kgen.runtime.patch.errors import PatchError, bad_request, unprocessable
 from kgen.runtime.rawjson import copy_json
+from kgen.runtime.work import checkpoint
 
 __all__ = ["apply_json_patch", "apply_merge_patch", "MAX_JSON_PATCH_OPERATIONS", "MAX_COPY_BYTES"]
 
@@ -328,7 +329,9 @@ def apply_json_patch(
             f"The allowed maximum operations in a JSON patch is {max_operations}, got {len(ops)}",
         )
     applier = _Applier(copy_json(doc), copy_limit)
-    for op in ops:
+    for position, op in enumerate(ops):
+        if position % 256 == 255:
+            checkpoint()  # a request whose client has gone stops here
         try:
             applier.run(op or {})
         except _Failed as err:

@@ -38,6 +38,7 @@ from kgen.runtime.patch.errors import (
 from kgen.runtime.patch.schema import TypeRef
 from kgen.runtime.patch.typed import _go_value
 from kgen.runtime.rawjson import copy_json
+from kgen.runtime.work import checkpoint
 
 __all__ = ["apply_strategic_merge_patch"]
 
@@ -590,6 +591,7 @@ def _merge_list(
 ) -> list[Any]:
     if not original and not patch:
         return original
+    checkpoint()  # a request whose client has gone stops here
     kind = _slice_element_type(original, patch)
     if kind != "map":
         if delete_list:
@@ -643,7 +645,9 @@ def _special_items(original: list[Any], patch: list[Any], merge_key: str) -> tup
 
 def _merge_items(original: list[Any], patch: list[Any], merge_key: str, tr: TypeRef | None) -> list[Any]:
     found = _MapFinder(list(original), merge_key)
-    for item in patch:
+    for position, item in enumerate(patch):
+        if position % 1024 == 1023:
+            checkpoint()
         if merge_key not in item:
             raise _no_merge_key(item, merge_key)
         i = found.index(item[merge_key])

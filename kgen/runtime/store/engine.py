@@ -46,6 +46,7 @@ from kgen.runtime.store.resource import DefaultStrategy, ResourceInfo, Strategy
 from kgen.runtime.store.watch import ADDED, BOOKMARK, INITIAL_EVENTS_END, Watch, WatchEvent
 from kgen.runtime.store.watchcache import WatchCache
 from kgen.runtime.store.writes import DeleteResult, Preconditions, UpdateResult, WriteOperations
+from kgen.runtime.work import checkpoint
 
 __all__ = ["DeleteResult", "Engine", "Preconditions", "ResourceStore", "Retention", "UpdateResult"]
 
@@ -275,6 +276,8 @@ class ResourceStore(WriteOperations):
             count = result.count
             limit_reached = False
             for index, kv in enumerate(result.kvs):
+                if index % 256 == 255:
+                    checkpoint()  # a request whose client has gone stops here
                 if limit and len(items) >= limit:
                     limit_reached = True
                     break

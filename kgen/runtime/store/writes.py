@@ -29,6 +29,7 @@ from kgen.runtime.store.options import (
 )
 from kgen.runtime.store.resource import json_copy
 from kgen.runtime.validation.field import Path, forbidden, invalid, invalid_error, required
+from kgen.runtime.work import checkpoint
 
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # apiserver's names.SimpleNameGenerator
 _GENERATE_NAME_ATTEMPTS = 8
@@ -187,6 +188,7 @@ class WriteOperations(StoreBase):
                 return UpdateResult(created, created=True)
             old = self._decode(kv)
             new = self._named(transform(json_copy(old)), name, namespace)
+            checkpoint()  # nothing is written for a request whose client has gone
             try:
                 return self._store_update(key, kv, old, new, subresource, dry_run)
             except RevisionMismatchError as mismatch:
