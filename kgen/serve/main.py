@@ -19,10 +19,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
+import h11
 import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from kgen.runtime.store import Engine, Retention
 from kgen.runtime.store.backend import Backend
@@ -213,7 +216,7 @@ def prepare(api_options: Any, options: ServeOptions, say: Callable[[str], None] 
         config = uvicorn.Config(
             app, host=options.address, port=port, lifespan="on", log_level="info" if options.access_log else "warning",
             access_log=options.access_log,
-            http="h11", loop="asyncio", timeout_graceful_shutdown=10, timeout_keep_alive=30, server_header=False,
+            http=_HTTPProtocol, loop="asyncio", timeout_graceful_shutdown=10, timeout_keep_alive=30, server_header=False,
             h11_max_incomplete_event_size=_MAX_HEADER_BYTES, **ssl,
         )  # fmt: skip
         path = options.kubeconfig or default_kubeconfig()
@@ -240,6 +243,32 @@ def prepare(api_options: Any, options: ServeOptions, say: Callable[[str], None] 
         if secrets_dir is not None:
             shutil.rmtree(secrets_dir, ignore_errors=True)
         raise
+
+
+class _HTTPProtocol(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol, answering a request it cannot parse with the API's Status
+    rather than plain text: 431 for a request line and headers past the limit (the code Go's
+    server gives), 400 BadRequest for anything else malformed."""
+
+    def send_400_response(self, msg: str) -> None:
+        from kgen.serve.respond import encode_json
+
+        if len(self.conn.trailing_data[0]) > self.config.h11_max_incomplete_event_size:
+            code, reason, message = 431, "", "Request Header Fields Too Large"
+        else:
+            code, reason, message = 400, "BadRequest", "malformed HTTP request"
+        body = encode_json(
+            {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message,
+             "reason": reason, "code": code}
+        )  # fmt: skip
+        headers = [(b"content-type", b"application/json"), (b"connection", b"close")]
+        for event in (
+            h11.Response(status_code=code, headers=headers, reason=HTTPStatus(code).phrase),
+            h11.Data(data=body),
+            h11.EndOfMessage(),
+        ):
+            self.transport.write(self.conn.send(event))
+        self.transport.close()
 
 
 class _Server(uvicorn.Server):
