@@ -8,6 +8,7 @@ engine, and answers in the negotiated representation. Patch and apply are in
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,7 @@ from starlette.responses import Response
 from kgen.runtime import work
 from kgen.runtime.errors import APIError, bad_request
 from kgen.runtime.scheme import DecodeResult, FieldValidation
+from kgen.runtime.store import errors as store_errors
 from kgen.runtime.store.engine import UpdateResult
 from kgen.serve import params, table
 from kgen.serve.api import Endpoint, ServedAPI
@@ -254,6 +256,24 @@ def with_managed_fields(stored: dict[str, Any], versioned: dict[str, Any]) -> di
     return stored
 
 
+async def retry_too_large(write: Callable[[bool], Awaitable[Response]]) -> Response:
+    """`write(False)`; when storage refuses the object as too large, `write(True)`: once more
+    without managedFields, which may be most of it (kube-apiserver's create, update and
+    patch handlers do the same on etcd's "request is too large"; apply does not)."""
+    try:
+        return await write(False)
+    except APIError as error:
+        if not store_errors.is_too_large(error):
+            raise
+    return await write(True)
+
+
+def strip_managed_fields(stored: dict[str, Any]) -> dict[str, Any]:
+    """`stored` without metadata.managedFields."""
+    stored.get("metadata", {}).pop("managedFields", None)
+    return stored
+
+
 # -- verbs -------------------------------------------------------------------------------------
 
 
@@ -329,11 +349,15 @@ async def create(call: Call) -> Response:
     managed = call.endpoint.field_manager().update(None, versioned, manager)
     with_managed_fields(stored, managed)
     call.deprecation()
-    response: Response = await call.endpoint.async_store(call.version).create(
-        stored, dry_run=dry_run,
-        then=lambda created: represent(call, flow.from_storage(created, call.version), representation, status_code=201),
-    )  # fmt: skip
-    return response
+
+    async def write(without_managed_fields: bool) -> Response:
+        response: Response = await call.endpoint.async_store(call.version).create(
+            strip_managed_fields(stored) if without_managed_fields else stored, dry_run=dry_run,
+            then=lambda created: represent(call, flow.from_storage(created, call.version), representation, status_code=201),
+        )  # fmt: skip
+        return response
+
+    return await retry_too_large(write)
 
 
 async def update(call: Call) -> Response:
@@ -360,10 +384,15 @@ async def update(call: Call) -> Response:
         return represent(call, flow.from_storage(outcome.object, call.version), representation, status_code=status_code)
 
     call.deprecation()
-    response: Response = await endpoint.async_store(call.version).guaranteed_update(
-        call.name, call.namespace, transform, subresource=call.subresource, dry_run=dry_run, then=answer
-    )
-    return response
+
+    async def write(without_managed_fields: bool) -> Response:
+        response: Response = await endpoint.async_store(call.version).guaranteed_update(
+            call.name, call.namespace, (lambda current: strip_managed_fields(transform(current))) if without_managed_fields else transform,
+            subresource=call.subresource, dry_run=dry_run, then=answer,
+        )  # fmt: skip
+        return response
+
+    return await retry_too_large(write)
 
 
 async def delete(call: Call) -> Response:

@@ -26,7 +26,16 @@ from kgen.runtime.scheme import FieldValidation
 from kgen.runtime.store.engine import UpdateResult
 from kgen.serve import params
 from kgen.serve.flow import parse_field_validation
-from kgen.serve.handlers import Call, manager_name, negotiate_object, read_weighed_body, represent, with_managed_fields
+from kgen.serve.handlers import (
+    Call,
+    manager_name,
+    negotiate_object,
+    read_weighed_body,
+    represent,
+    retry_too_large,
+    strip_managed_fields,
+    with_managed_fields,
+)
 from kgen.serve.negotiation import body_media_type, unsupported_media_type
 
 
@@ -106,11 +115,17 @@ async def patch(call: Call) -> Response:
         return represent(call, flow.from_storage(outcome.object, version), representation, status_code=status_code)
 
     call.deprecation()
-    response: Response = await endpoint.async_store(version).guaranteed_update(
-        call.name, call.namespace, transform, subresource=call.subresource, dry_run=dry_run, force_allow_create=is_apply,
-        then=answer,
-    )  # fmt: skip
-    return response
+
+    async def write(without_managed_fields: bool) -> Response:
+        response: Response = await endpoint.async_store(version).guaranteed_update(
+            call.name, call.namespace, (lambda current: strip_managed_fields(transform(current))) if without_managed_fields else transform,
+            subresource=call.subresource, dry_run=dry_run, force_allow_create=is_apply, then=answer,
+        )  # fmt: skip
+        return response
+
+    if is_apply:  # an apply keeps its managedFields: they are what it is about
+        return await write(False)
+    return await retry_too_large(write)
 
 
 def _patched(patch_type: str, live: dict[str, Any], body: bytes, endpoint: Any) -> dict[str, Any]:

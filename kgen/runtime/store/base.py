@@ -81,13 +81,13 @@ class StoreBase:
 
     @staticmethod
     def _encode(obj: dict[str, Any]) -> bytes:
-        """The object as stored; 413 RequestEntityTooLarge above `MAX_OBJECT_BYTES` on every
-        backend (etcd refuses a larger request; the others must not keep what etcd would not)."""
+        """The object as stored; etcd's "request is too large" above `MAX_OBJECT_BYTES` on
+        every backend (etcd refuses a larger request; the others must not keep what it would not)."""
         # The resourceVersion is the key's revision, never stored (PrepareObjectForStorage).
         metadata = {k: v for k, v in obj["metadata"].items() if k not in ("resourceVersion", "selfLink")}
         data = json.dumps({**obj, "metadata": metadata}, separators=(",", ":"), ensure_ascii=False).encode()
         if len(data) > MAX_OBJECT_BYTES:
-            raise APIError(413, "RequestEntityTooLarge", "etcdserver: request is too large")
+            raise errors.too_large()
         return data
 
     @staticmethod

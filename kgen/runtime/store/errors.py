@@ -135,3 +135,18 @@ def server_timeout(group: str, resource: str, operation: str) -> APIError:
 def internal_error(message: str) -> APIError:
     """500 InternalError: `Internal error occurred: <message>`."""
     return APIError(500, "InternalError", f"Internal error occurred: {message}")
+
+
+TOO_LARGE = "etcdserver: request is too large"
+
+
+def too_large() -> APIError:
+    """etcd's refusal of an object larger than it takes (--max-request-bytes, 1.5 MiB). The
+    API server has no Status for it: the error reaches the client as it is, 500 with no
+    reason (responsewriters.ErrorToAPIStatus of an error that is not a Status)."""
+    return APIError(500, "", TOO_LARGE)
+
+
+def is_too_large(error: APIError) -> bool:
+    """Whether `error` is etcd's refusal of an object too large to store."""
+    return error.code == 500 and error.message == TOO_LARGE
