@@ -334,3 +334,43 @@ def test_long_selectors_and_urls_reach_the_api_and_get_a_status():
         # A request the HTTP parser cannot read at all is 400, a Status too.
         status, body = _raw_get(server, path, extra_headers="Broken header line\r\n")
         assert status == 400 and body["kind"] == "Status" and body["reason"] == "BadRequest", body
+
+
+def test_clients_trickling_their_bodies_hold_no_write_slot_on_a_real_server():
+    """Fifty clients send a POST's headers and then a byte now and then: kube-apiserver
+    counts a request against --max-mutating-requests-inflight while its handler runs, and
+    its handler reads the body within --request-timeout. Honest writers still get through
+    (201, not 429), and each trickler ends in 504 Timeout once its deadline passes."""
+    import ssl
+    from urllib.parse import urlsplit
+
+    with ServeProcess("--max-mutating-requests-inflight", "5", "--request-timeout", "4") as server:
+        url = urlsplit(server.url)
+        context = ssl.create_default_context(cadata=server.ca.decode())
+        path = "/apis/example.kgen.dev/v1/namespaces/default/frobbers"
+        tricklers = []
+        try:
+            for _ in range(50):
+                raw = socket.create_connection((url.hostname, url.port), timeout=30)
+                tls = context.wrap_socket(raw, server_hostname=url.hostname)
+                tls.sendall(
+                    f"POST {path} HTTP/1.1\r\nHost: {url.netloc}\r\nAuthorization: Bearer {server.token}\r\n"
+                    "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{".encode()
+                )
+                tricklers.append(tls)
+            time.sleep(0.5)
+            with server.client() as client:
+                for i in range(3):
+                    body = {"apiVersion": "example.kgen.dev/v1", "kind": "Frobber", "metadata": {"name": f"honest-{i}"}, "spec": {"replicas": 1}}
+                    answer = client.post(path, json=body)
+                    assert answer.status_code == 201, answer.text[:300]
+            for tls in tricklers[:5]:
+                tls.sendall(b" ")  # still sending, slowly
+            for tls in tricklers:
+                data = b""
+                while b"\r\n\r\n" not in data and (chunk := tls.recv(65536)):
+                    data += chunk
+                assert data.split()[1] == b"504", data[:200]
+        finally:
+            for tls in tricklers:
+                tls.close()
