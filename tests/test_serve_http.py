@@ -136,7 +136,10 @@ def test_update_uses_optimistic_concurrency_and_bumps_generation_on_spec_changes
     assert second["metadata"]["generation"] == 2  # metadata is not spec
     unconditional = json.loads(json.dumps(second))
     del unconditional["metadata"]["resourceVersion"]
-    assert server.client.put(path, json=unconditional).status_code == 200
+    # A custom resource's strategy allows no unconditional update (apiextensions-apiserver
+    # registry/customresource/strategy.go AllowUnconditionalUpdate: false).
+    refused = _is_status(server.client.put(path, json=unconditional), 422, "Invalid")
+    assert "metadata.resourceVersion: Invalid value: 0x0: must be specified for an update" in refused["message"]
 
 
 def test_status_is_written_only_through_the_status_subresource(server):
@@ -530,11 +533,7 @@ def test_bodies_nested_past_the_limit_are_bad_requests_on_every_verb(server):
     create(server, ns, "a")
     deep_object = b'{"a":' * 100_000 + b"1" + b"}" * 100_000
     deep_list = b"[" * 100_000 + b"]" * 100_000
-    for content_type, body in (
-        ("application/merge-patch+json", deep_object),
-        ("application/strategic-merge-patch+json", deep_object),
-        ("application/json-patch+json", deep_list),
-    ):
+    for content_type, body in (("application/merge-patch+json", deep_object), ("application/json-patch+json", deep_list)):
         status = _is_status(server.client.patch(path + "/a", content=body, headers={"content-type": content_type}), 400, "BadRequest")
         assert "nested more than 512 levels deep" in status["message"]
     for target in (path + "/a", path):  # DeleteOptions of a delete and of a delete-collection
@@ -575,3 +574,30 @@ def test_an_object_larger_than_etcd_takes_is_refused_by_every_backend(server):
     assert created.status_code == 201, created.text[:300]
     assert "managedFields" not in created.json()["metadata"]
     assert len(server.client.get(path + "/fits").json()["metadata"]["labels"]) == 26_000
+
+def test_a_custom_resource_is_answered_as_the_apiextensions_apiserver_answers(server):
+    """A Frobber has a generated CRD, so a cluster serves it through the apiextensions-apiserver:
+    - no fieldValidation parameter means Warn (apiserver endpoints/handlers/rest.go
+      fieldValidation): an unknown field is dropped with a Warning header, the object created;
+    - a delete of an object that is gone answers a Status Success naming it, with the
+      resource name as details.kind (registry/generic/registry/store.go finalizeDelete; the
+      custom resource store does not return deleted objects);
+    - no protobuf (the custom resource handler's serializers are JSON and YAML): 406 when
+      the client accepts nothing else."""
+    ns = server.namespace()
+    path = FROBBERS.format(ns=ns)
+    body = frobber("warned", ns)
+    body["spec"]["bogus"] = 1
+    created = server.client.post(path, json=body)
+    assert created.status_code == 201, created.text[:300]
+    assert created.headers.get("warning") == '299 - "unknown field \\"spec.bogus\\""'
+    assert "bogus" not in created.json()["spec"]
+    strict = server.client.post(path, json={**body, "metadata": {"name": "strict"}}, params={"fieldValidation": "Strict"})
+    _is_status(strict, 400, "BadRequest")
+    deleted = server.client.delete(f"{path}/warned")
+    assert deleted.status_code == 200
+    status = deleted.json()
+    assert (status["kind"], status["status"]) == ("Status", "Success"), status
+    assert status["details"] == {"name": "warned", "group": "example.kgen.dev", "kind": "frobbers", "uid": created.json()["metadata"]["uid"]}
+    _is_status(server.client.get(path, headers={"Accept": "application/vnd.kubernetes.protobuf"}), 406, "NotAcceptable")
+    assert server.client.get(path, headers={"Accept": "application/vnd.kubernetes.protobuf, application/json"}).status_code == 200

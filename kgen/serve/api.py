@@ -68,6 +68,11 @@ class Endpoint:
         return self.resource.namespaced
 
     @property
+    def custom(self) -> bool:
+        """Whether this is a custom resource (served as the apiextensions-apiserver serves it)."""
+        return self.resource.custom
+
+    @property
     def printer_columns(self) -> tuple[PrinterColumn, ...]:
         """This version's printer columns."""
         return self.version.printer_columns
@@ -150,6 +155,8 @@ class ServedAPI:
                 has_status=storage.status,
                 selectable_fields=storage.selectable_fields,
                 list_kind=resource.list_kind,
+                # The custom resource strategy refuses an update without a resourceVersion.
+                allow_unconditional_update=not resource.custom,
             )
             flow = (
                 NamespaceFlow()

@@ -34,7 +34,7 @@ from kgen.runtime.errors import APIError
 from kgen.serve import discovery, handlers, namespaces, patching, watching
 from kgen.serve.api import ServedAPI
 from kgen.serve.limits import InflightLimit
-from kgen.serve.negotiation import JSON, Representation, negotiate, parse_accept
+from kgen.serve.negotiation import JSON, SERIALIZERS, Representation, negotiate, parse_accept
 from kgen.serve.openapi import Documents
 from kgen.serve.respond import encode_json, error_response, respond, warning_header
 from kgen.serve.security import BearerTokenAuth, HostCheck
@@ -92,9 +92,10 @@ def _guarded(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Req
 
 
 def _error_representation(request: Request) -> Representation | None:
-    """How a Status is written: in the first serializer the client accepts, else JSON."""
+    """How a Status is written: in the first of the endpoint's serializers the client accepts,
+    else JSON (a custom resource's errors are never protobuf)."""
     try:
-        return negotiate(request.headers.get("accept", ""))
+        return negotiate(request.headers.get("accept", ""), allowed=getattr(request.state, "serializers", SERIALIZERS))
     except APIError:
         return None
 
@@ -287,6 +288,7 @@ async def _dispatch(request: Request, state: ServerState, group: str, version: s
         raise not_found()
     call = handlers.Call(request, api, endpoint, namespace, name, subresource)
     request.state.warnings = call.warnings
+    request.state.serializers = handlers.serializers(call)
     method = request.method
     if watch_path or (method == "GET" and not name and request.query_params.get("watch", "").lower() in ("true", "1")):
         if method != "GET" or subresource:

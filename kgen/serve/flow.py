@@ -35,9 +35,11 @@ from kgen.runtime.validation.field import FieldError, invalid_error
 
 
 def parse_field_validation(value: str) -> FieldValidation:
-    """The fieldValidation query parameter (default Strict, as kubectl sends it); 400 otherwise."""
+    """The fieldValidation query parameter; 400 for a value that is none of the three. A
+    request without it is Warn, as kube-apiserver takes it (endpoints/handlers/rest.go
+    fieldValidation): kubectl sends Strict, client libraries send nothing."""
     if not value:
-        return FieldValidation.STRICT
+        return FieldValidation.WARN
     for mode in FieldValidation:
         if value == mode.value:
             return mode

@@ -20,7 +20,7 @@ from kgen.runtime import work
 from kgen.runtime.errors import APIError, bad_request
 from kgen.runtime.scheme import DecodeResult, FieldValidation
 from kgen.runtime.store import errors as store_errors
-from kgen.runtime.store.engine import UpdateResult
+from kgen.runtime.store.engine import DeleteResult, UpdateResult
 from kgen.serve import params, table
 from kgen.serve.api import Endpoint, ServedAPI
 from kgen.serve.flow import parse_field_validation
@@ -149,16 +149,17 @@ def _partial_protobuf(data: dict[str, Any]) -> bytes:
 
 def negotiate_object(call: Call) -> Representation:
     """The representation of one object (the endpoint's serializers, Table, metadata)."""
-    return negotiate(call.request.headers.get("accept", ""), targets=(TABLE, PARTIAL), allowed=_serializers(call))
+    return negotiate(call.request.headers.get("accept", ""), targets=(TABLE, PARTIAL), allowed=serializers(call))
 
 
 def negotiate_list(call: Call) -> Representation:
     """The representation of a list."""
-    return negotiate(call.request.headers.get("accept", ""), targets=(TABLE, PARTIAL_LIST), allowed=_serializers(call))
+    return negotiate(call.request.headers.get("accept", ""), targets=(TABLE, PARTIAL_LIST), allowed=serializers(call))
 
 
-def _serializers(call: Call) -> tuple[str, ...]:
-    return (JSON, YAML, PROTOBUF)
+def serializers(call: Call) -> tuple[str, ...]:
+    """What the endpoint reads and writes: custom resources have no protobuf encoding."""
+    return (JSON, YAML) if call.endpoint.custom else (JSON, YAML, PROTOBUF)
 
 
 # -- request bodies ----------------------------------------------------------------------------
@@ -189,7 +190,7 @@ def body_json(call: Call, body: bytes) -> bytes:
             return data
         except protobuf.ProtobufError as error:
             raise bad_request(f"unable to decode protobuf: {error}") from None
-    raise unsupported_media_type(_serializers(call))
+    raise unsupported_media_type(serializers(call))
 
 
 BULK_BODY_BYTES = 64 * 1024
@@ -413,11 +414,24 @@ async def delete(call: Call) -> Response:
     response: Response = await call.endpoint.async_store().delete(
         call.name, call.namespace, preconditions=options.preconditions, propagation_policy=options.propagation_policy,
         orphan_dependents=options.orphan_dependents, dry_run=options.dry_run,
-        then=lambda outcome: represent(
-            call, call.endpoint.flow.from_storage(outcome.object, call.version), representation, outcome.status_code
-        ),
+        then=lambda outcome: _deleted(call, outcome, representation),
     )  # fmt: skip
     return response
+
+
+def _deleted(call: Call, outcome: DeleteResult, representation: Representation) -> Response:
+    """The answer to a delete: the object as deleted (or as finalizers keep it), or, for a
+    custom resource that is gone, a Status Success naming it (the generic registry's
+    finalizeDelete when the store does not return deleted objects, as for custom resources:
+    `kind` holds the resource name)."""
+    obj = outcome.object
+    if call.endpoint.custom and outcome.deleted:
+        metadata = obj.get("metadata") or {}
+        details = {"name": metadata.get("name", ""), "group": call.endpoint.group, "kind": call.endpoint.resource.plural,
+                   "uid": metadata.get("uid", "")}  # fmt: skip
+        status = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}
+        return object_response(call.request, status, Representation(representation.media_type), warnings=call.warnings)
+    return represent(call, call.endpoint.flow.from_storage(obj, call.version), representation, outcome.status_code)
 
 
 async def delete_collection(call: Call) -> Response:

@@ -53,7 +53,7 @@ SERVE_GENERATORS = (
     "protobuf",
 )
 _MANIFEST = "api.json"
-_MANIFEST_FORMAT = "kgen-serve/1"
+_MANIFEST_FORMAT = "kgen-serve/2"
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +81,8 @@ class ServedVersion:
     """specReplicasPath, statusReplicasPath and labelSelectorPath of a scale subresource."""
     deprecated: bool = False
     deprecation_warning: str = ""
+    schema: dict[str, Any] | None = field(default=None, compare=False, hash=False)
+    """A custom resource's structural schema in this version (the CRD's openAPIV3Schema)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +99,10 @@ class Resource:
     list_kind: str = ""
     short_names: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
+    custom: bool = False
+    """A custom resource: the CRD generator writes a CRD for it, and a cluster serves it
+    through the apiextensions-apiserver (no strategic merge patch, no protobuf, updates
+    must name a resourceVersion, a delete answers a Status)."""
 
     def version(self, name: str) -> ServedVersion | None:
         """The served version `name`, or None."""
@@ -157,7 +163,7 @@ def load(options: Options, progress: Callable[[str], None] | None = None) -> Loa
             'models = "msgspec" needs msgspec: pip install "kgen-k8s[msgspec]" (or serve the pydantic models)'
         )
     # The package is written under the output's name, which the run's key does not hold.
-    key = f"{cache.run_key(options, False)}-{options.output.name}"
+    key = f"{cache.run_key(options, False)}-{options.output.name}-{_MANIFEST_FORMAT.rsplit('/', 1)[1]}"
     root = cache_root()
     directory = (root / "serve" / key) if root is not None else Path(tempfile.mkdtemp(prefix="kgen-serve-"))
     if not (directory / _MANIFEST).is_file():
@@ -188,14 +194,18 @@ def _manifest(universe: Any, options: Options) -> dict[str, Any]:
         )
         for r in facts.resources(universe)
     }
+    # The kinds that get a CRD, with their structural schemas: what a cluster validates them by.
+    custom, _ = crd.resources(universe, options.crd_embedded_object_meta)
+    found.update({(r.group, r.kind): r for r in custom})
+    custom_kinds = {(r.group, r.kind) for r in custom}
     resources = []
     for (group, kind), resource in sorted(found.items()):
         document = crd.manifest(resource)
-        resources.append(_resource_entry(document, resource))
+        resources.append(_resource_entry(document, resource, custom=(group, kind) in custom_kinds))
     return {"format": _MANIFEST_FORMAT, "models": options.models, "modules": modules, "resources": resources}
 
 
-def _resource_entry(document: dict[str, Any], resource: Any) -> dict[str, Any]:
+def _resource_entry(document: dict[str, Any], resource: Any, custom: bool) -> dict[str, Any]:
     spec = document["spec"]
     names = spec["names"]
     storage = next((v.package.version for v in resource.versions if v.storage), None)
@@ -216,6 +226,7 @@ def _resource_entry(document: dict[str, Any], resource: Any) -> dict[str, Any]:
             "scale": subresources.get("scale"),
             "deprecated": bool(entry.get("deprecated")),
             "deprecationWarning": entry.get("deprecationWarning", ""),
+            "schema": (entry.get("schema") or {}).get("openAPIV3Schema") if custom else None,
         })  # fmt: skip
     return {
         "group": spec["group"],
@@ -228,6 +239,7 @@ def _resource_entry(document: dict[str, Any], resource: Any) -> dict[str, Any]:
         "categories": names.get("categories", []),
         "storageVersion": storage,
         "versions": versions,
+        "custom": custom,
     }
 
 
@@ -320,6 +332,7 @@ def _resource(entry: dict[str, Any]) -> Resource:
             scale=v["scale"],
             deprecated=v["deprecated"],
             deprecation_warning=v["deprecationWarning"],
+            schema=v.get("schema"),
         )
         for v in entry["versions"]
     )
@@ -334,4 +347,5 @@ def _resource(entry: dict[str, Any]) -> Resource:
         list_kind=entry["listKind"],
         short_names=tuple(entry["shortNames"]),
         categories=tuple(entry["categories"]),
+        custom=entry.get("custom", False),
     )

@@ -20,7 +20,14 @@ from kgen.runtime.patch import (
     apply_merge_patch,
     apply_strategic_merge_patch,
 )
-from kgen.runtime.patch.errors import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, PATCH_TYPES, STRATEGIC_MERGE_PATCH
+from kgen.runtime.patch.errors import (
+    APPLY_PATCH,
+    CUSTOM_RESOURCE_PATCH_TYPES,
+    JSON_PATCH,
+    MERGE_PATCH,
+    PATCH_TYPES,
+    STRATEGIC_MERGE_PATCH,
+)
 from kgen.runtime.errors import bad_request
 from kgen.runtime.scheme import FieldValidation
 from kgen.runtime.store.engine import UpdateResult
@@ -59,8 +66,9 @@ async def patch(call: Call) -> Response:
     """PATCH of an object (or its status) with any of the four patch types."""
     representation = negotiate_object(call)
     patch_type = body_media_type(call.request.headers.get("content-type", ""))
-    if patch_type not in PATCH_TYPES:
-        raise unsupported_media_type(PATCH_TYPES)
+    accepted = CUSTOM_RESOURCE_PATCH_TYPES if call.endpoint.custom else PATCH_TYPES
+    if patch_type not in accepted:
+        raise unsupported_media_type(accepted)
     query = call.query
     is_apply = patch_type == APPLY_PATCH
     force = params.boolean(query, "force")

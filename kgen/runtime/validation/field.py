@@ -197,6 +197,10 @@ class FieldError:
         return hash((self.type, self.field, self.body()))
 
 
+class Uint64(int):
+    """An unsigned Go integer as a bad value: ErrorBody prints it with %#v, in hex (`0x0`)."""
+
+
 def format_value(value: Any) -> str:
     """A bad value as apimachinery's ErrorBody prints it: numbers and booleans with %v,
     strings with %q, anything else as Go's json.Marshal writes it (map keys sorted)."""
@@ -204,6 +208,8 @@ def format_value(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, Uint64):
+        return hex(value)
     if isinstance(value, int):
         return str(int(value))
     if isinstance(value, float):
