@@ -153,7 +153,7 @@ def test_the_crd_schema_holds_the_embedded_rules_as_cel(project):
     crd = yaml.safe_load(content.split("---\n", 1)[1])
     spec = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
     rules = [r["rule"] for r in spec["x-kubernetes-validations"]]
-    assert "self.type == 'Git' ? has(self.git) : !has(self.git)" in rules
+    assert "(has(self.type) && self.type == 'Git') ? has(self.git) : !has(self.git)" in rules
     assert "!has(self.mode) || self.mode == '' || (self.mode == 'Fast' ? has(self.fast) : !has(self.fast))" in rules
     assert "!(!has(self.mode) || self.mode == '') || [has(self.fast),has(self.slow)].filter(x,x==true).size() <= 1" in rules
     assert "!has(self.minReplicas) || !has(self.maxReplicas) || self.minReplicas <= self.maxReplicas" in rules

@@ -445,14 +445,21 @@ def test_every_error_is_a_status_with_the_conventions_code(server):
     status(server.client.post(path, json=big), 413, "RequestEntityTooLarge")
     status(server.client.post(path, content=b"x", headers={"Content-Type": "text/plain"}), 415, "UnsupportedMediaType")
     status(server.client.patch(path + "/e", content=b"{}", headers={"Content-Type": "application/x-what"}), 415, "UnsupportedMediaType")
-    # A value of the wrong type names its field, in a map entry too, on either model backend
-    # (pydantic lists every such field, msgspec the first as Go's decoder does: one here).
-    for spec, field in (({"replicas": "two"}, "spec.replicas"), ({"resources": {"cpu": "1", "memory": "lots"}}, "spec.resources.memory")):
-        typed = status(server.client.post(path, json=frobber("typed", ns, **spec)), 400, "BadRequest")
-        assert typed["message"].startswith(f'Frobber in version "v1" cannot be handled as a Frobber: {field}: ')
-        assert [(c["reason"], c["field"]) for c in typed["details"]["causes"]] == [("FieldValueInvalid", field)]
+    # A Frobber is a custom resource: a value of the wrong type is the schema's 422 Invalid at
+    # its field, in a map entry too (apiextensions-apiserver pkg/apiserver/validation/validation.go
+    # makes kube-openapi's invalid type a FieldValueTypeInvalid; a quantity's pattern, FieldValueInvalid).
+    for spec, field, reason in (
+        ({"replicas": "two"}, "spec.replicas", "FieldValueTypeInvalid"),
+        ({"resources": {"cpu": "1", "memory": "lots"}}, "spec.resources.memory", "FieldValueInvalid"),
+    ):
+        typed = status(server.client.post(path, json=frobber("typed", ns, **spec)), 422, "Invalid")
+        assert typed["message"].startswith(f'Frobber.example.kgen.dev "typed" is invalid: {field}: Invalid value: ')
+        assert [(c["reason"], c["field"]) for c in typed["details"]["causes"]] == [(reason, field)]
         merged = server.client.patch(path + "/e", json={"spec": spec}, headers={"Content-Type": "application/merge-patch+json"})
-        assert [c["field"] for c in status(merged, 400, "BadRequest")["details"]["causes"]] == [field]
+        assert [c["field"] for c in status(merged, 422, "Invalid")["details"]["causes"]] == [field]
+    assert 'spec.replicas in body must be of type integer: "string"' in status(
+        server.client.post(path, json=frobber("typed", ns, replicas="two")), 422, "Invalid"
+    )["message"]
     invalid = status(server.client.post(path, json=frobber("bad", ns, replicas=-1, ports=[{"name": "Not A Name", "port": 0}])), 422, "Invalid")
     fields = {cause["field"] for cause in invalid["details"]["causes"]}
     assert {"spec.replicas", "spec.ports[0].name", "spec.ports[0].port"} <= fields

@@ -129,7 +129,8 @@ def frobbers(backend):
 def test_the_server_works_on_the_models_of_its_backend(backend):
     if backend.cluster is not None:
         flow = backend.cluster.api.endpoint("example.kgen.dev", "v1", "frobbers").flow
-        assert flow.storage_class.__module__ == f"{backend.example.package}.example.v1.models"
+        # A custom resource: its conversions (standing in for the webhook) run on the typed models.
+        assert flow.typed.storage_class.__module__ == f"{backend.example.package}.example.v1.models"
     else:
         assert f"models: {backend.example.models})" in backend.server.output()
 

@@ -557,7 +557,11 @@ class SchemaBuilder:
                 fallback = union.mode == "zeroOrOne"
                 unset = f"!has(self.{d}) || self.{d} == ''"
                 for m in union.members:
-                    rule = f"self.{d} == {_cel_literal(m.member_name)} ? has(self.{m.json_name}) : !has(self.{m.json_name})"
+                    # An absent discriminator names no member (reading it would be an error on a cluster).
+                    chosen = f"self.{d} == {_cel_literal(m.member_name)}"
+                    if not fallback:
+                        chosen = f"(has(self.{d}) && {chosen})"
+                    rule = f"{chosen} ? has(self.{m.json_name}) : !has(self.{m.json_name})"
                     rules.append({
                         "rule": f"{unset} || ({rule})" if fallback else rule,
                         "message": f"{m.json_name} must be set exactly when {d} is {json.dumps(m.member_name)}",

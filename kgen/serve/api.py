@@ -19,6 +19,7 @@ from kgen.runtime.errors import APIError
 from kgen.runtime.scheme import version_priority
 from kgen.runtime.store import Engine, ResourceInfo, ResourceStore
 from kgen.runtime.store.aio import AsyncResourceStore
+from kgen.serve.custom import CustomResourceFlow
 from kgen.serve.flow import KindFlow
 from kgen.serve.loader import LoadedAPI, PrinterColumn, Resource, ServedVersion
 from kgen.serve.namespaces import NAMESPACES, NamespaceFlow
@@ -158,11 +159,17 @@ class ServedAPI:
                 # The custom resource strategy refuses an update without a resourceVersion.
                 allow_unconditional_update=not resource.custom,
             )
-            flow = (
-                NamespaceFlow()
-                if builtin
-                else KindFlow(resource.group, resource.kind, resource.storage_version, gates, loaded.scheme)
-            )
+            flow: Any
+            if builtin:
+                flow = NamespaceFlow()
+            else:
+                flow = KindFlow(resource.group, resource.kind, resource.storage_version, gates, loaded.scheme)
+                if resource.custom:  # served as the apiextensions-apiserver serves it, by its CRD's schemas
+                    flow = CustomResourceFlow(
+                        resource.group, resource.kind, resource.storage_version,
+                        {v.version: v.schema for v in resource.versions}, flow,
+                        webhook_conversion=resource.conversion == "Webhook", namespaced=resource.namespaced,
+                    )  # fmt: skip
             # Reads and deletes need no validation; namespaces keep their own strategy throughout.
             store = (
                 engine.resource(info, flow.strategy(info, resource.storage_version))

@@ -99,6 +99,8 @@ class Resource:
     list_kind: str = ""
     short_names: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
+    conversion: str = "None"
+    """A custom resource's conversion strategy: "Webhook" or "None"."""
     custom: bool = False
     """A custom resource: the CRD generator writes a CRD for it, and a cluster serves it
     through the apiextensions-apiserver (no strategic merge patch, no protobuf, updates
@@ -201,7 +203,11 @@ def _manifest(universe: Any, options: Options) -> dict[str, Any]:
     resources = []
     for (group, kind), resource in sorted(found.items()):
         document = crd.manifest(resource)
-        resources.append(_resource_entry(document, resource, custom=(group, kind) in custom_kinds))
+        entry = _resource_entry(document, resource, custom=(group, kind) in custom_kinds)
+        # How the CRD converts between versions (crd.conversion_stanza): the generated
+        # conversions stand in for a configured webhook; without one only apiVersion changes.
+        entry["conversion"] = "Webhook" if options.crd_conversion and len(entry["versions"]) > 1 else "None"
+        resources.append(entry)
     return {"format": _MANIFEST_FORMAT, "models": options.models, "modules": modules, "resources": resources}
 
 
@@ -348,4 +354,5 @@ def _resource(entry: dict[str, Any]) -> Resource:
         short_names=tuple(entry["shortNames"]),
         categories=tuple(entry["categories"]),
         custom=entry.get("custom", False),
+        conversion=entry.get("conversion", "None"),
     )

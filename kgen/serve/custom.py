@@ -1,0 +1,243 @@
+"""The request flow of a custom resource, driven by its CRD's structural schemas.
+
+A cluster serves a kind with a CRD through the apiextensions-apiserver, which knows nothing of
+Go structs or defaulter-gen: it works on JSON objects against the structural schema of the
+version in the request.
+
+    request body -> prune (fieldValidation) -> drop nulls -> default      (the request's version)
+    -> schema, list-type and CEL validation (ratcheting on update)       (the request's version)
+    -> conversion to the storage version -> prune, default               (the storage version)
+    store -> conversion to the request's version -> prune, default       (on every read)
+
+Conversion is the CRD's: with a conversion webhook, the generated conversions do what the
+webhook would (through the typed models of `KindFlow`); without one (strategy None) only the
+apiVersion changes, as the API server changes it. Type errors are 422 Invalid at their field
+(`spec.replicas in body must be of type integer: "string"`), never a decoding error.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from kgen.runtime.errors import APIError, bad_request
+from kgen.runtime.scheme import DecodeResult, FieldValidation, GroupVersion, GroupVersionKind, StatusCause
+from kgen.runtime.store import DefaultStrategy, ResourceInfo
+from kgen.runtime.structural import (
+    Structural,
+    default,
+    list_type_errors,
+    prune,
+    prune_nulls,
+    validate,
+    validate_update,
+)
+from kgen.runtime.structural.rules import check_rules
+from kgen.runtime.validation.field import FieldError, Path, invalid_error
+from kgen.serve.flow import KindFlow
+
+
+def _has_defaults(schema: Mapping[str, Any] | Any) -> bool:
+    if isinstance(schema, Mapping):
+        return "default" in schema or any(_has_defaults(v) for v in schema.values())
+    if isinstance(schema, list):
+        return any(_has_defaults(v) for v in schema)
+    return False
+
+
+class CustomResourceFlow:
+    """Decoding, defaulting, validation and conversion of one custom resource kind."""
+
+    def __init__(
+        self,
+        group: str,
+        kind: str,
+        storage_version: str,
+        schemas: Mapping[str, Mapping[str, Any] | None],
+        typed: KindFlow | None,
+        webhook_conversion: bool,
+        namespaced: bool = True,
+    ):
+        self.group = group
+        self.namespaced = namespaced
+        self.kind = kind
+        self.storage_version = storage_version
+        self.schemas = {version: Structural.from_openapi(schema or {}) for version, schema in schemas.items()}
+        self.defaults = {version: _has_defaults(schema or {}) for version, schema in schemas.items()}
+        self.typed = typed
+        """The typed flow whose generated conversions stand in for the conversion webhook."""
+        self.webhook_conversion = webhook_conversion and typed is not None
+
+    def api_version(self, version: str) -> str:
+        return GroupVersion(self.group, version).api_version
+
+    # -- decoding ----------------------------------------------------------------------------
+
+    def decode(self, data: bytes, version: str, field_validation: FieldValidation) -> DecodeResult:
+        """A request body of this kind in `version`: pruned (unknown fields are warnings, or a
+        400 with Strict), nulls dropped, defaulted; 400 when it is another kind or version."""
+        try:
+            document = json.loads(data)
+        except ValueError as error:
+            raise bad_request(f"invalid JSON: {error}") from None
+        if not isinstance(document, dict):
+            raise bad_request("the object must be a JSON object")
+        return self.decode_dict(document, version, field_validation)
+
+    def decode_dict(self, obj: dict[str, Any], version: str, field_validation: FieldValidation) -> DecodeResult:
+        """`decode` of an object that is already JSON data (a patch's result); `obj` is changed."""
+        expected = self.api_version(version)
+        api_version = obj.setdefault("apiVersion", expected)
+        kind = obj.setdefault("kind", self.kind)
+        if api_version != expected or kind != self.kind:
+            raise bad_request(
+                f"the API version in the data ({api_version}) does not match the expected API version ({expected})"
+                if kind == self.kind
+                else f"the kind in the data ({kind}) does not match the expected kind ({self.kind})"
+            )
+        metadata = obj.get("metadata")
+        if metadata is not None and not isinstance(metadata, dict):
+            raise bad_request(
+                f"unable to decode the {self.kind}: .metadata accessor error: {json.dumps(metadata)} is of the type "
+                f"{_go_type(metadata)}, expected map[string]interface{{}}"
+            )
+        schema = self.schemas[version]
+        unknown = [f'unknown field "{path}"' for path in prune(obj, schema)]
+        if unknown and field_validation is FieldValidation.STRICT:
+            raise bad_request(
+                "strict decoding error: " + ", ".join(unknown), [StatusCause("FieldValueInvalid", p) for p in unknown]
+            )
+        prune_nulls(obj, schema)
+        default(obj, schema)
+        warnings = unknown if field_validation is FieldValidation.WARN else []
+        group_version = GroupVersion(self.group, version)
+        return DecodeResult(obj, GroupVersionKind(group_version.group, group_version.version, self.kind), warnings)
+
+    # -- conversion --------------------------------------------------------------------------
+
+    def _convert(
+        self, obj: dict[str, Any], source: str, target: str, old: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """`obj` (in `source`) in `target`, pruned and defaulted by the target's schema."""
+        if source == target:
+            converted = obj
+        elif self.webhook_conversion:
+            assert self.typed is not None
+            model = self.typed.model(obj, source)
+            if target == self.storage_version:
+                converted = self.typed.to_storage(model, old)
+            else:
+                converted = self.typed.from_storage(self.typed.to_storage(model, old), target)
+        else:  # strategy None: the API server changes the apiVersion, nothing else
+            converted = {**obj, "apiVersion": self.api_version(target)}
+        if source != target:
+            schema = self.schemas[target]
+            prune(converted, schema)
+            prune_nulls(converted, schema)
+            default(converted, schema)
+        return converted
+
+    def to_storage(self, obj: dict[str, Any], old: dict[str, Any] | None) -> dict[str, Any]:
+        """A decoded object (JSON in a served version) in the storage version. Before it is
+        converted it must pass its own version's schema: a conversion of a malformed object
+        would fail where the API server reports the field."""
+        obj = copy.deepcopy(obj)  # the decoded object stays as it was (an update may run again)
+        version = GroupVersion.parse(obj["apiVersion"]).version
+        if version == self.storage_version:
+            return obj
+        old_versioned = self.from_storage(old, version) if old is not None else None
+        errors = self.validate_versioned(obj, old_versioned, version, metadata=False)
+        if errors:
+            raise invalid_error(self.group, self.kind, (obj.get("metadata") or {}).get("name", ""), errors)
+        return self._convert(obj, version, self.storage_version, old)
+
+    def from_storage(self, stored: dict[str, Any], version: str) -> dict[str, Any]:
+        """A stored object in `version`, defaulted as the API server defaults what it reads (the
+        stored object itself when nothing changes: copy it before changing it)."""
+        if version == self.storage_version:
+            if not self.defaults.get(version):
+                return stored
+            read = copy.deepcopy(stored)
+            default(read, self.schemas[version])
+            return read
+        return self._convert(copy.deepcopy(stored), self.storage_version, version)
+
+    # -- validation --------------------------------------------------------------------------
+
+    def validate_versioned(
+        self, obj: dict[str, Any], old: dict[str, Any] | None, version: str, metadata: bool = True
+    ) -> list[FieldError]:
+        """The errors of `obj` in `version` (and of the update from `old`): the schema, list
+        types and CEL rules of that version, and (with `metadata`) the object's metadata."""
+        schema = self.schemas[version]
+        if old is None:
+            errors = validate(obj, schema) + list_type_errors(obj, schema)
+        else:
+            errors = validate_update(obj, old, schema)
+        errors += check_rules(obj, old, schema)
+        if metadata:
+            errors += _metadata_errors(obj, old, self.namespaced)
+        unique: dict[str, FieldError] = {}
+        for error in errors:
+            unique.setdefault(str(error), error)
+        return list(unique.values())
+
+    def validate(self, stored: dict[str, Any], old: dict[str, Any] | None, version: str) -> list[FieldError]:
+        """The errors of a stored-to-be object (in the storage version), checked in `version`."""
+        versioned = self.from_storage(stored, version) if version != self.storage_version else stored
+        old_versioned = None
+        if old is not None:
+            old_versioned = self.from_storage(old, version) if version != self.storage_version else old
+        return self.validate_versioned(versioned, old_versioned, version)
+
+    def strategy(self, info: ResourceInfo, version: str) -> CustomResourceStrategy:
+        """The store strategy for writes made in `version`."""
+        return CustomResourceStrategy(info, self, version)
+
+
+class CustomResourceStrategy(DefaultStrategy):
+    """The custom resource strategy: status kept apart, generation bumped on spec changes, and
+    the object validated in the request's version (422 Invalid with every error)."""
+
+    def __init__(self, info: ResourceInfo, flow: CustomResourceFlow, version: str):
+        super().__init__(info)
+        self.flow = flow
+        self.version = version
+
+    def _check(self, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        errors = self.flow.validate(obj, old, self.version)
+        if errors:
+            raise invalid_error(self.flow.group, self.flow.kind, (obj.get("metadata") or {}).get("name", ""), errors)
+
+    def validate_create(self, obj: dict[str, Any]) -> None:
+        self._check(obj, None)
+
+    def validate_update(self, obj: dict[str, Any], old: dict[str, Any]) -> None:
+        self._check(obj, old)
+
+
+def _go_type(value: Any) -> str:
+    return {str: "string", bool: "bool", int: "int64", float: "float64", list: "[]interface {}"}.get(
+        type(value), "interface {}"
+    )
+
+
+def _metadata_errors(obj: dict[str, Any], old: dict[str, Any] | None, namespaced: bool) -> list[FieldError]:
+    """ObjectMeta validation of a custom resource (names, labels, annotations, finalizers,
+    owner references; and what an update may not change)."""
+    from kgen.runtime.apimachinery.meta.v1.models import ObjectMeta
+    from kgen.runtime.validation.meta import validate_object_meta, validate_object_meta_update
+
+    path = Path.root("metadata")
+    errors: list[FieldError] = []
+    try:
+        meta = ObjectMeta.from_dict(obj.get("metadata") or {})
+        old_meta = ObjectMeta.from_dict(old.get("metadata") or {}) if old is not None else None
+    except (ValueError, APIError) as error:
+        raise bad_request(f"unable to decode the metadata: {error}") from None
+    validate_object_meta(meta, path, errors, namespaced=namespaced)
+    if old_meta is not None:
+        validate_object_meta_update(meta, old_meta, path, errors)
+    return errors
