@@ -1,0 +1,271 @@
+"""Custom resources served as a cluster serves them: by their CRD's structural schemas.
+
+A small kubebuilder-style API (two versions of a Widget, the CRD's conversion strategy None)
+is served by `FakeCluster`, and each check names the upstream behaviour it reproduces:
+apiextensions-apiserver's pruning, defaulting and validation (pkg/apiserver/schema/...,
+pkg/apiserver/validation/validation.go), its custom resource strategy
+(pkg/registry/customresource/strategy.go) and kube-apiserver's handlers
+(k8s.io/apiserver pkg/endpoints/handlers).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import httpx
+import pytest
+
+from conftest import write_tree
+
+DOC = """
+// +k8s:deepcopy-gen=package
+// +groupName=shop.example.com
+
+// Package {version} is the shop API.
+package {version}
+"""
+
+TYPES = """
+package {version}
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+{storage}
+// Widget is a widget of the shop.
+type Widget struct {{
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   WidgetSpec   `json:"spec,omitempty"`
+	Status WidgetStatus `json:"status,omitempty"`
+}}
+
+// WidgetSpec is what the widget should be.
+type WidgetSpec struct {{
+	// Color of the widget.
+	// +required
+	// +kubebuilder:validation:Pattern=`^[a-z]+$`
+	Color string `json:"color"`
+
+	// Replicas of the widget.
+	// +optional
+	// +kubebuilder:default=3
+	Replicas int32 `json:"replicas,omitempty"`
+
+	// Tier of service.
+	// +optional
+	// +kubebuilder:default=standard
+	Tier string `json:"tier,omitempty"`
+
+	// Note, which may be null.
+	// +optional
+	// +nullable
+	Note *string `json:"note,omitempty"`
+
+	// Port by number or name.
+	// +optional
+	Port *intstr.IntOrString `json:"port,omitempty"`
+
+	// Label of the widget.
+	// +optional
+	// +kubebuilder:validation:MaxLength={max_label}
+	Label string `json:"label,omitempty"`
+
+	// Size may not change once set.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="size is immutable"
+	Size string `json:"size,omitempty"`
+
+	// Config is free-form.
+	// +optional
+	Config *WidgetConfig `json:"config,omitempty"`
+}}
+
+// WidgetConfig keeps whatever it is given besides its mode.
+// +kubebuilder:pruning:PreserveUnknownFields
+type WidgetConfig struct {{
+	// +optional
+	Mode string `json:"mode,omitempty"`
+}}
+
+// WidgetStatus is what the widget is.
+type WidgetStatus struct {{
+	// +optional
+	Ready bool `json:"ready,omitempty"`
+}}
+
+// +kubebuilder:object:root=true
+
+// WidgetList is a list of widgets.
+type WidgetList struct {{
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Widget `json:"items"`
+}}
+"""
+
+PATH = "/apis/shop.example.com/{version}/namespaces/default/widgets"
+
+
+def _files() -> dict[str, str]:
+    files = {
+        "pyproject.toml": '[tool.kgen]\ninput = "apis"\noutput = "shop_served"\n',
+        "apis/go.mod": "module example.com/shop/apis\n\ngo 1.22\n",
+    }
+    for version, storage, max_label in (("v1", "// +kubebuilder:storageversion", 5), ("v1beta1", "", 10)):
+        files[f"apis/shop/{version}/doc.go"] = DOC.format(version=version)
+        files[f"apis/shop/{version}/types.go"] = TYPES.format(version=version, storage=storage, max_label=max_label)
+    return files
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    from kgen.serve.fake import FakeCluster, _SyncBridge
+
+    root = write_tree(tmp_path_factory.mktemp("custom-resources"), _files())
+    with FakeCluster(config=root / "pyproject.toml") as cluster:
+        with httpx.Client(transport=_SyncBridge(cluster), base_url="https://fake.cluster") as http:
+            yield http
+
+
+def _widget(name: str, version: str = "v1", **spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": f"shop.example.com/{version}",
+        "kind": "Widget",
+        "metadata": {"name": name},
+        "spec": {"color": "red", **spec},
+    }
+
+
+def _create(client: httpx.Client, body: dict[str, Any], version: str = "v1", **params: str) -> httpx.Response:
+    return client.post(PATH.format(version=version), json=body, params=params)
+
+
+def _invalid(response: httpx.Response) -> list[tuple[str, str, str]]:
+    """(reason, field, message) of each cause of a 422 Invalid."""
+    assert response.status_code == 422, response.text[:500]
+    status = response.json()
+    assert status["reason"] == "Invalid"
+    return [(c["reason"], c["field"], c["message"]) for c in status["details"]["causes"]]
+
+
+def test_defaults_apply_to_absent_fields_only(client):
+    """pkg/apiserver/schema/defaulting/algorithm.go: a default fills a field that is absent;
+    an explicit 0 or "" is a value, kept as given."""
+    absent = _create(client, _widget("absent")).json()
+    assert (absent["spec"]["replicas"], absent["spec"]["tier"]) == (3, "standard")
+    explicit = _create(client, _widget("explicit", replicas=0, tier="")).json()
+    assert (explicit["spec"]["replicas"], explicit["spec"]["tier"]) == (0, "")
+
+
+def test_a_nullable_field_keeps_its_null_and_others_lose_theirs(client):
+    """defaulting/prunenulls.go: a null of a field that is not nullable (and has no default)
+    is dropped; `nullable: true` keeps it; a null where a default exists becomes the default."""
+    created = _create(client, _widget("nulls", note=None, label=None, replicas=None)).json()
+    assert created["spec"]["note"] is None
+    assert "label" not in created["spec"]
+    assert created["spec"]["replicas"] == 3
+
+
+def test_a_missing_required_field_is_required_value(client):
+    """validation.go: kube-openapi's required failure is field.Required at the field."""
+    body = _widget("norequired")
+    del body["spec"]["color"]
+    assert _invalid(_create(client, body)) == [("FieldValueRequired", "spec.color", "Required value")]
+
+
+def test_a_value_of_the_wrong_type_is_422_type_invalid(client):
+    """validation.go: an invalid type is FieldValueTypeInvalid with kube-openapi's message; an
+    int-or-string takes an integer or a string and nothing else (its anyOf adds the two
+    errors a cluster gives besides, the first at <nil>)."""
+    causes = _invalid(_create(client, _widget("types", replicas="three", port=True)))
+    assert causes == [
+        ("FieldValueTypeInvalid", "spec.port", 'Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean"'),
+        ("FieldValueInvalid", "<nil>", 'Invalid value: "": "spec.port" must validate at least one schema (anyOf)'),
+        ("FieldValueTypeInvalid", "spec.port", 'Invalid value: "boolean": spec.port in body must be of type integer: "boolean"'),
+        ("FieldValueTypeInvalid", "spec.replicas", 'Invalid value: "string": spec.replicas in body must be of type integer: "string"'),
+    ]
+    assert _create(client, _widget("port-name", port="http")).status_code == 201
+    assert _create(client, _widget("port-number", port=8080)).status_code == 201
+
+
+def test_a_pattern_error_uses_the_apiextensions_wording(client):
+    causes = _invalid(_create(client, _widget("pattern", color="Red!")))
+    assert causes == [("FieldValueInvalid", "spec.color", "Invalid value: \"Red!\": spec.color in body should match '^[a-z]+$'")]
+
+
+def test_unknown_fields_are_pruned_but_preserved_under_preserve_unknown_fields(client):
+    """pkg/apiserver/schema/pruning: unknown fields go (a Warning, fieldValidation Warn being
+    the default), except below x-kubernetes-preserve-unknown-fields."""
+    response = _create(client, _widget("pruned", bogus=1, config={"mode": "fast", "anything": {"x": [1]}}))
+    assert response.status_code == 201
+    assert response.headers["warning"] == '299 - "unknown field \\"spec.bogus\\""'
+    spec = response.json()["spec"]
+    assert "bogus" not in spec and spec["config"] == {"mode": "fast", "anything": {"x": [1]}}
+    strict = _create(client, _widget("strict", bogus=1), fieldValidation="Strict")
+    assert strict.status_code == 400 and 'strict decoding error: unknown field "spec.bogus"' in strict.json()["message"]
+
+
+def test_each_version_is_validated_by_its_own_schema(client):
+    """Every served version has its own schema: a label of 8 characters fits v1beta1
+    (maxLength 10) and not v1 (maxLength 5)."""
+    assert _create(client, _widget("beta-label", "v1beta1", label="eightchr"), "v1beta1").status_code == 201
+    causes = _invalid(_create(client, _widget("v1-label", label="eightchr")))
+    assert causes == [("FieldValueTooLong", "spec.label", "Too long: may not be more than 5 bytes")]
+    # Stored in v1 (conversion strategy None: only the apiVersion changes), read through both.
+    read = client.get(PATH.format(version="v1") + "/beta-label").json()
+    assert read["apiVersion"] == "shop.example.com/v1" and read["spec"]["label"] == "eightchr"
+
+
+def test_a_transition_rule_runs_only_when_there_is_an_old_value(client):
+    """A rule reading oldSelf is skipped on create and where the old object had no value
+    (apiextensions CEL validation); on an update that changes the value it fails."""
+    created = _create(client, _widget("sized", size="s")).json()
+    changed = copy.deepcopy(created)
+    changed["spec"]["size"] = "l"
+    causes = _invalid(client.put(PATH.format(version="v1") + "/sized", json=changed))
+    assert causes == [("FieldValueInvalid", "spec.size", 'Invalid value: "string": size is immutable')]
+    unsized = _create(client, _widget("unsized")).json()
+    unsized["spec"]["size"] = "m"  # no old value: the rule does not run
+    assert client.put(PATH.format(version="v1") + "/unsized", json=unsized).status_code == 200
+
+
+def test_an_unchanged_invalid_value_is_ratcheted_on_update(client):
+    """CRDValidationRatcheting: an update may keep a value its schema no longer allows while
+    it changes something else. Stored through v1beta1 (label of 8), updated through v1."""
+    _create(client, _widget("ratchet", "v1beta1", label="eightchr"), "v1beta1")
+    current = client.get(PATH.format(version="v1") + "/ratchet").json()
+    current["spec"]["replicas"] = 7
+    updated = client.put(PATH.format(version="v1") + "/ratchet", json=current)
+    assert updated.status_code == 200, updated.text[:300]
+    current = updated.json()
+    current["spec"]["label"] = "ninechars"
+    assert _invalid(client.put(PATH.format(version="v1") + "/ratchet", json=current))[0][1] == "spec.label"
+
+
+def test_the_status_subresource_is_validated_by_the_schema_too(client):
+    created = _create(client, _widget("status")).json()
+    created["status"] = {"ready": "yes"}
+    causes = _invalid(client.put(PATH.format(version="v1") + "/status/status", json=created))
+    assert causes[0][:2] == ("FieldValueTypeInvalid", "status.ready")
+    created["status"] = {"ready": True}
+    assert client.put(PATH.format(version="v1") + "/status/status", json=created).json()["status"] == {"ready": True}
+
+
+def test_patches_go_through_the_same_schema(client):
+    _create(client, _widget("patched"))
+    path = PATH.format(version="v1") + "/patched"
+    merge = {"Content-Type": "application/merge-patch+json"}
+    causes = _invalid(client.patch(path, content=json.dumps({"spec": {"replicas": "x"}}), headers=merge))
+    assert causes[0][:2] == ("FieldValueTypeInvalid", "spec.replicas")
+    patched = client.patch(path, content=json.dumps({"spec": {"tier": None, "bogus": 1}}), headers=merge)
+    assert patched.status_code == 200 and patched.json()["spec"]["tier"] == "standard"  # removed, then defaulted
+    smp = client.patch(path, content="{}", headers={"Content-Type": "application/strategic-merge-patch+json"})
+    assert smp.status_code == 415
