@@ -37,6 +37,7 @@ import (
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
+// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
 {storage}
 // Widget is a widget of the shop.
 type Widget struct {{
@@ -99,6 +100,10 @@ type WidgetConfig struct {{
 type WidgetStatus struct {{
 	// +optional
 	Ready bool `json:"ready,omitempty"`
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
+	// +optional
+	Selector string `json:"selector,omitempty"`
 }}
 
 // +kubebuilder:object:root=true
@@ -269,3 +274,30 @@ def test_patches_go_through_the_same_schema(client):
     assert patched.status_code == 200 and patched.json()["spec"]["tier"] == "standard"  # removed, then defaulted
     smp = client.patch(path, content="{}", headers={"Content-Type": "application/strategic-merge-patch+json"})
     assert smp.status_code == 415
+
+
+def test_the_scale_subresource_reads_and_writes_the_paths_of_the_crd(client):
+    """apiextensions-apiserver registry/customresource (ScaleREST): an autoscaling/v1 Scale
+    from specReplicasPath, statusReplicasPath and labelSelectorPath; a write sets the
+    replicas through the resource's own update, with the Scale's resourceVersion as its
+    precondition; replicas below zero are invalid (autoscaling ValidateScale)."""
+    created = _create(client, _widget("scaled", replicas=2)).json()
+    created["status"] = {"replicas": 1, "selector": "app=scaled"}
+    client.put(PATH.format(version="v1") + "/scaled/status", json=created)
+    path = PATH.format(version="v1") + "/scaled/scale"
+    scale = client.get(path).json()
+    assert (scale["kind"], scale["apiVersion"]) == ("Scale", "autoscaling/v1")
+    assert scale["spec"] == {"replicas": 2} and scale["status"] == {"replicas": 1, "selector": "app=scaled"}
+    assert scale["metadata"]["name"] == "scaled" and scale["metadata"]["uid"] == created["metadata"]["uid"]
+    scale["spec"]["replicas"] = 5
+    updated = client.put(path, json=scale)
+    assert updated.status_code == 200 and updated.json()["spec"] == {"replicas": 5}
+    assert client.get(PATH.format(version="v1") + "/scaled").json()["spec"]["replicas"] == 5
+    assert client.put(path, json=scale).status_code == 409  # its resourceVersion is stale now
+    merged = client.patch(path, content='{"spec":{"replicas":7}}', headers={"Content-Type": "application/merge-patch+json"})
+    assert merged.json()["spec"]["replicas"] == 7
+    negative = client.patch(path, content='{"spec":{"replicas":-1}}', headers={"Content-Type": "application/merge-patch+json"})
+    assert _invalid(negative) == [("FieldValueInvalid", "spec.replicas", "Invalid value: -1: must be greater than or equal to 0")]
+    resources = client.get("/apis/shop.example.com/v1").json()["resources"]
+    scale_entry = next(r for r in resources if r["name"] == "widgets/scale")
+    assert (scale_entry["group"], scale_entry["version"], scale_entry["kind"]) == ("autoscaling", "v1", "Scale")

@@ -79,8 +79,9 @@ class Endpoint:
         return self.version.printer_columns
 
     def subresources(self) -> tuple[str, ...]:
-        """The subresources this version serves (/scale is not served yet)."""
-        return ("status",) if self.version.status else ()
+        """The subresources this version serves: /status, and /scale for a custom resource
+        whose CRD has a scale subresource."""
+        return (("status",) if self.version.status else ()) + (("scale",) if self.version.scale and self.custom else ())
 
     def async_store(self, strategy_version: str | None = None) -> AsyncResourceStore:
         """The store for a request: writes validate the object in the request's version."""

@@ -308,6 +308,18 @@ async def _dispatch(request: Request, state: ServerState, group: str, version: s
         raise method_not_allowed()
     if endpoint.namespaced and not namespace:
         raise not_found()
+    if subresource == "scale":
+        from kgen.serve import scale
+
+        handler = {
+            "GET": scale.get_scale,
+            "HEAD": scale.get_scale,
+            "PUT": scale.update_scale,
+            "PATCH": scale.patch_scale,
+        }
+        if method not in handler:
+            raise method_not_allowed()
+        return await handler[method](call)
     if method in ("GET", "HEAD"):
         return await handlers.get(call)
     if method == "PUT":

@@ -1,0 +1,167 @@
+"""The /scale subresource of a custom resource (`+kubebuilder:subresource:scale`).
+
+An `autoscaling/v1` Scale seen through the paths the CRD names: `spec.replicas` from its
+specReplicasPath, `status.replicas` from its statusReplicasPath (0 when absent) and
+`status.selector` from its labelSelectorPath, with the object's name, namespace, uid,
+resourceVersion and creation time. A PUT or PATCH of the Scale writes its replicas back at
+specReplicasPath through the resource's own update (its strategy and validation), with the
+Scale's resourceVersion, when it has one, as the precondition; replicas below zero are 422.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.responses import Response
+
+from kgen.runtime.errors import APIError, bad_request
+from kgen.runtime.patch import apply_json_patch, apply_merge_patch, apply_strategic_merge_patch
+from kgen.runtime.patch.errors import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
+from kgen.runtime.store import errors as store_errors
+from kgen.runtime.store.engine import UpdateResult
+from kgen.runtime.validation.field import Path, invalid, invalid_error
+from kgen.serve.handlers import Call, negotiate_object, read_weighed_body
+from kgen.serve.negotiation import body_media_type, unsupported_media_type
+from kgen.serve.respond import object_response
+
+SCALE_PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH)
+"""What a PATCH of /scale takes (a Scale is a built-in kind: strategic merge patch too)."""
+
+
+def _steps(json_path: str) -> list[str]:
+    return [step for step in json_path.split(".") if step]
+
+
+def _read(obj: dict[str, Any], json_path: str) -> Any:
+    value: Any = obj
+    for step in _steps(json_path):
+        if not isinstance(value, dict) or step not in value:
+            return None
+        value = value[step]
+    return value
+
+
+def _write(obj: dict[str, Any], json_path: str, value: Any) -> None:
+    steps = _steps(json_path)
+    target = obj
+    for step in steps[:-1]:
+        target = target.setdefault(step, {})
+    target[steps[-1]] = value
+
+
+def scale_of(obj: dict[str, Any], paths: dict[str, str]) -> dict[str, Any]:
+    """The Scale of a custom resource (in its served version) under the CRD's scale paths."""
+    metadata = obj.get("metadata") or {}
+    spec_replicas = _read(obj, paths.get("specReplicasPath", ""))
+    status_replicas = _read(obj, paths.get("statusReplicasPath", ""))
+    status: dict[str, Any] = {"replicas": status_replicas if isinstance(status_replicas, int) else 0}
+    selector_path = paths.get("labelSelectorPath") or ""
+    selector = _read(obj, selector_path) if selector_path else None
+    if isinstance(selector, str) and selector:
+        status["selector"] = selector
+    scale_metadata = {
+        key: metadata[key]
+        for key in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
+        if key in metadata
+    }
+    return {
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": scale_metadata,
+        "spec": {"replicas": spec_replicas} if isinstance(spec_replicas, int) and spec_replicas else {},
+        "status": status,
+    }
+
+
+def _paths(call: Call) -> dict[str, str]:
+    paths = call.endpoint.version.scale
+    assert paths is not None  # routing serves /scale only where the version has it
+    return paths
+
+
+async def get_scale(call: Call) -> Response:
+    """GET of /scale."""
+    representation = negotiate_object(call)
+    flow, version, paths = call.endpoint.flow, call.version, _paths(call)
+    scale = await call.endpoint.async_store().get(
+        call.name, call.namespace, then=lambda stored: scale_of(flow.from_storage(stored, version), paths)
+    )
+    return object_response(call.request, scale, representation)
+
+
+async def update_scale(call: Call) -> Response:
+    """PUT of /scale: the Scale's spec.replicas written into the object."""
+    body = await read_weighed_body(call)
+    try:
+        scale = json.loads(body)
+    except ValueError as error:
+        raise bad_request(f"invalid JSON: {error}") from None
+    return await _write_scale(call, lambda current: scale)
+
+
+async def patch_scale(call: Call) -> Response:
+    """PATCH of /scale: the patch applied to the current Scale, then written as a PUT is."""
+    patch_type = body_media_type(call.request.headers.get("content-type", ""))
+    if patch_type == APPLY_PATCH or patch_type not in SCALE_PATCH_TYPES:
+        raise unsupported_media_type(SCALE_PATCH_TYPES)
+    body = await read_weighed_body(call)
+
+    def patched(current: dict[str, Any]) -> dict[str, Any]:
+        if patch_type == JSON_PATCH:
+            result: dict[str, Any] = apply_json_patch(current, body)
+        elif patch_type == MERGE_PATCH:
+            result = apply_merge_patch(current, body)
+        else:
+            result = apply_strategic_merge_patch(current, body, None)
+        return result
+
+    return await _write_scale(call, patched)
+
+
+async def _write_scale(call: Call, new_scale: Any) -> Response:
+    representation = negotiate_object(call)
+    endpoint, flow, version, paths = call.endpoint, call.endpoint.flow, call.version, _paths(call)
+
+    def transform(current: dict[str, Any] | None) -> dict[str, Any]:
+        assert current is not None  # the store answers 404 for a scale of nothing
+        versioned = flow.from_storage(current, version)
+        if versioned is current:
+            versioned = json.loads(json.dumps(current))
+        scale = new_scale(scale_of(versioned, paths))
+        _check_scale(scale, call.name)
+        wanted = (scale.get("metadata") or {}).get("resourceVersion") or ""
+        if wanted and wanted != (current.get("metadata") or {}).get("resourceVersion"):
+            raise store_errors.conflict(endpoint.group, endpoint.resource.plural, call.name)
+        _write(versioned, paths["specReplicasPath"], (scale.get("spec") or {}).get("replicas", 0))
+        versioned.setdefault("metadata", {})["resourceVersion"] = current["metadata"].get("resourceVersion", "")
+        stored: dict[str, Any] = flow.to_storage(versioned, current)
+        return stored
+
+    def answer(outcome: UpdateResult) -> Response:
+        return object_response(
+            call.request, scale_of(flow.from_storage(outcome.object, version), paths), representation
+        )
+
+    response: Response = await endpoint.async_store(version).guaranteed_update(
+        call.name, call.namespace, transform, then=answer
+    )
+    return response
+
+
+def _check_scale(scale: Any, name: str) -> None:
+    """A Scale as the autoscaling validation takes it: an object with replicas of zero or more."""
+    if not isinstance(scale, dict):
+        raise bad_request("the body of a scale must be a Scale object")
+    if scale.get("kind", "Scale") != "Scale" or scale.get("apiVersion", "autoscaling/v1") != "autoscaling/v1":
+        raise bad_request(f"the body of the request must be an autoscaling/v1 Scale, not {scale.get('kind')}")
+    given = (scale.get("metadata") or {}).get("name", name)
+    if given != name:
+        raise bad_request(f"the name of the object ({given}) does not match the name on the URL ({name})")
+    replicas = (scale.get("spec") or {}).get("replicas", 0)
+    if not isinstance(replicas, int) or isinstance(replicas, bool):
+        raise bad_request(f"unable to decode the Scale: spec.replicas must be an integer, not {json.dumps(replicas)}")
+    if replicas < 0:
+        problem = invalid(Path.root("spec", "replicas"), replicas, "must be greater than or equal to 0")
+        error: APIError = invalid_error("autoscaling", "Scale", name, [problem])
+        raise error
