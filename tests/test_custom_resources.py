@@ -301,3 +301,19 @@ def test_the_scale_subresource_reads_and_writes_the_paths_of_the_crd(client):
     resources = client.get("/apis/shop.example.com/v1").json()["resources"]
     scale_entry = next(r for r in resources if r["name"] == "widgets/scale")
     assert (scale_entry["group"], scale_entry["version"], scale_entry["kind"]) == ("autoscaling", "v1", "Scale")
+
+
+def test_the_openapi_v3_document_names_a_custom_resource_by_group_and_version(client):
+    """The apiextensions-apiserver publishes a CRD's schema under `<reversed group>.<version>.<Kind>`,
+    inline (metadata a reference to ObjectMeta), with x-kubernetes-group-version-kind; the
+    paths refer to it."""
+    document = client.get("/openapi/v3/apis/shop.example.com/v1").json()
+    schemas = document["components"]["schemas"]
+    widget = schemas["com.example.shop.v1.Widget"]
+    assert widget["x-kubernetes-group-version-kind"] == [{"group": "shop.example.com", "kind": "Widget", "version": "v1"}]
+    assert widget["properties"]["spec"]["properties"]["label"]["maxLength"] == 5  # inline, this version's
+    assert "$ref" not in json.dumps(widget["properties"]["spec"])
+    assert schemas["com.example.shop.v1.WidgetList"]["properties"]["items"]["items"] == {"$ref": "#/components/schemas/com.example.shop.v1.Widget"}
+    assert not [name for name in schemas if not name.startswith(("io.k8s.", "com.example.shop.v1."))]
+    get = document["paths"]["/apis/shop.example.com/v1/namespaces/{namespace}/widgets/{name}"]["get"]
+    assert get["responses"]["200"]["content"]["application/json"]["schema"]["$ref"] == "#/components/schemas/com.example.shop.v1.Widget"

@@ -243,6 +243,14 @@ class Documents:
                         schemas.setdefault(f"{_META}{name}", {"type": "object"})
                 for name, schema in _SHARED.items():
                     schemas.setdefault(name, copy.deepcopy(schema))
+                custom = [e for e in api.endpoints_of(group, version) if e.custom]
+                if custom:  # what the apiextensions-apiserver publishes for its CRDs instead
+                    for name in [n for n in schemas if not n.startswith("io.k8s.")]:
+                        del schemas[name]
+                    for name, schema in _apimachinery_schemas(loaded.openapi_v3).items():
+                        schemas.setdefault(name, schema)
+                    for endpoint in custom:
+                        schemas.update(custom_resource_schemas(endpoint))
                 paths = document.setdefault("paths", {})
                 for endpoint in api.endpoints_of(group, version):
                     kind_def = _definition_name(schemas, group, version, endpoint.kind) or f"{_META}Status"
@@ -279,6 +287,49 @@ class Documents:
                 key: {"serverRelativeURL": f"/openapi/v3/{key}?hash={self.v3_hashes[key]}"} for key in sorted(self.v3)
             }
         }
+
+
+def custom_resource_name(group: str, version: str, kind: str) -> str:
+    """A custom resource's definition name: its group reversed, its version and kind
+    (`com.example.shop.v1.Widget`), as the apiextensions-apiserver names it."""
+    return ".".join([*reversed(group.split(".")), version, kind])
+
+
+def custom_resource_schemas(endpoint: Endpoint) -> dict[str, Any]:
+    """The OpenAPI v3 schemas of a custom resource and its list, as a cluster publishes them:
+    the CRD's schema of the version inline, `metadata` a reference to ObjectMeta."""
+    group, version, kind = endpoint.group, endpoint.version.version, endpoint.kind
+    schema = copy.deepcopy(endpoint.version.schema or {"type": "object"})
+    properties = schema.setdefault("properties", {})
+    properties["apiVersion"] = {"type": "string", "description": _API_VERSION}
+    properties["kind"] = {"type": "string", "description": _KIND}
+    properties["metadata"] = {"allOf": [{"$ref": f"#/components/schemas/{_META}ObjectMeta"}], "description": _METADATA}
+    schema["type"] = "object"
+    schema["x-kubernetes-group-version-kind"] = [{"group": group, "kind": kind, "version": version}]
+    name = custom_resource_name(group, version, kind)
+    list_schema = {
+        "type": "object",
+        "description": f"{endpoint.list_kind} is a list of {kind}",
+        "required": ["items"],
+        "properties": {
+            "apiVersion": {"type": "string", "description": _API_VERSION},
+            "items": {
+                "type": "array",
+                "description": f"The {endpoint.resource.plural} of the list.",
+                "items": {"$ref": f"#/components/schemas/{name}"},
+            },
+            "kind": {"type": "string", "description": _KIND},
+            "metadata": {"allOf": [{"$ref": f"#/components/schemas/{_META}ListMeta"}], "description": _LIST_METADATA},
+        },
+        "x-kubernetes-group-version-kind": [{"group": group, "kind": endpoint.list_kind, "version": version}],
+    }
+    return {name: schema, custom_resource_name(group, version, endpoint.list_kind): list_schema}
+
+
+_API_VERSION = "The versioned schema of this representation of the object (group/version)."
+_KIND = "The kind of the object, in CamelCase: the REST resource it represents."
+_METADATA = "The object's standard metadata."
+_LIST_METADATA = "The list's standard metadata."
 
 
 def _apimachinery_schemas(documents: dict[str, dict[str, Any]]) -> dict[str, Any]:
