@@ -158,7 +158,7 @@ def _operation(endpoint: Endpoint, action: str, verb_id: str, reference: str, qu
             "200": {"description": "OK", "content": {"application/json": {"schema": {"$ref": ref}}}}
         }
         if body is not None:
-            types = _PATCH_TYPES if patch else ("application/json", "application/yaml")
+            types = _patch_types(endpoint) if patch else ("application/json", "application/yaml")
             body_ref = f"#/components/schemas/{body}"
             operation["requestBody"] = {"content": {t: {"schema": {"$ref": body_ref}} for t in types}, "required": True}
     else:
@@ -168,8 +168,16 @@ def _operation(endpoint: Endpoint, action: str, verb_id: str, reference: str, qu
                 {"name": "body", "in": "body", "required": True, "schema": {"$ref": f"#/definitions/{body}"}}
             )
             if patch:
-                operation["consumes"] = list(_PATCH_TYPES)
+                operation["consumes"] = list(_patch_types(endpoint))
     return operation
+
+
+def _patch_types(endpoint: Endpoint) -> tuple[str, ...]:
+    """The patch types a PATCH takes: kubectl apply sends a strategic merge patch only where the
+    operation lists it, and a custom resource takes none."""
+    if endpoint.custom:
+        return tuple(t for t in _PATCH_TYPES if t != "application/strategic-merge-patch+json")
+    return _PATCH_TYPES
 
 
 def _paths(endpoint: Endpoint, kind_def: str, list_def: str, v3: bool) -> dict[str, Any]:

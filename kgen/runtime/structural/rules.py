@@ -88,7 +88,7 @@ def _correlated_items(items: list[Any], old: Any, schema: Structural) -> list[An
             return None
         return tuple(repr(item.get(k)) for k in keys)
 
-    by_key = {}
+    by_key: dict[tuple[Any, ...], Any] = {}
     for item in old:
         found = key_of(item)
         if found is not None:
