@@ -87,7 +87,9 @@ def test_openapi_documents(client):
     response = client.get(address)
     assert "immutable" in response.headers["cache-control"]
     document = response.json()
-    assert "dev.kgen.example.apis.example.v1.Frobber" in document["components"]["schemas"]
+    # A custom resource, named as the apiextensions-apiserver names it: the group reversed.
+    assert "dev.kgen.example.v1.Frobber" in document["components"]["schemas"]
+    assert not [name for name in document["components"]["schemas"] if not name.startswith(("io.k8s.", "dev.kgen.example.v1."))]
     patch = document["paths"]["/apis/example.kgen.dev/v1/namespaces/{namespace}/frobbers/{name}"]["patch"]
     assert patch["x-kubernetes-group-version-kind"] == {"group": "example.kgen.dev", "version": "v1", "kind": "Frobber"}
     assert "fieldValidation" in [p["name"] for p in patch["parameters"]]

@@ -90,7 +90,11 @@ def _correlated_items(items: list[Any], old: Any, schema: Structural) -> list[An
 
     by_key: dict[tuple[Any, ...], Any] = {}
     for item in old:
-        found = key_of(item)
-        if found is not None:
-            by_key.setdefault(found, item)
-    return [by_key.get(key_of(item), _MISSING) if key_of(item) is not None else _MISSING for item in items]
+        old_key = key_of(item)
+        if old_key is not None:
+            by_key.setdefault(old_key, item)
+    found: list[Any] = []
+    for item in items:
+        key = key_of(item)
+        found.append(_MISSING if key is None else by_key.get(key, _MISSING))
+    return found
