@@ -317,3 +317,104 @@ def test_the_openapi_v3_document_names_a_custom_resource_by_group_and_version(cl
     assert not [name for name in schemas if not name.startswith(("io.k8s.", "com.example.shop.v1."))]
     get = document["paths"]["/apis/shop.example.com/v1/namespaces/{namespace}/widgets/{name}"]["get"]
     assert get["responses"]["200"]["content"]["application/json"]["schema"]["$ref"] == "#/components/schemas/com.example.shop.v1.Widget"
+
+
+# -- CustomResourceDefinitions installed while the server runs ------------------------------------
+
+THIRD_PARTY_CRD = """
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: certificates.certs.example.io
+spec:
+  group: certs.example.io
+  scope: Namespaced
+  names:
+    kind: Certificate
+    plural: certificates
+    shortNames: [cert]
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+    additionalPrinterColumns:
+    - name: Secret
+      type: string
+      jsonPath: .spec.secretName
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [secretName]
+            properties:
+              secretName:
+                type: string
+                maxLength: 20
+              duration:
+                type: string
+                default: 2160h
+              dnsNames:
+                type: array
+                items: {type: string}
+                x-kubernetes-list-type: set
+            x-kubernetes-validations:
+            - rule: "!has(self.dnsNames) || size(self.dnsNames) > 0"
+              message: dnsNames may not be empty
+          status:
+            type: object
+            properties:
+              ready: {type: boolean}
+"""
+
+
+def test_a_crd_created_at_runtime_serves_its_kind_by_its_schema(client):
+    """apiextensions.k8s.io/v1 customresourcedefinitions: a CRD created while the server runs
+    is accepted (NamesAccepted, Established) and its kind served at once by the same
+    schema-driven path; deleting the CRD deletes its objects and its endpoints."""
+    import yaml
+
+    crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+    created = client.post(crds, json=yaml.safe_load(THIRD_PARTY_CRD))
+    assert created.status_code == 201, created.text[:500]
+    conditions = {c["type"]: c["status"] for c in created.json()["status"]["conditions"]}
+    assert conditions == {"NamesAccepted": "True", "Established": "True"}
+    assert created.json()["status"]["storedVersions"] == ["v1"]
+    path = "/apis/certs.example.io/v1/namespaces/default/certificates"
+    cert = {"apiVersion": "certs.example.io/v1", "kind": "Certificate", "metadata": {"name": "web"}, "spec": {"secretName": "web-tls", "extra": 1}}
+    made = client.post(path, json=cert)
+    assert made.status_code == 201, made.text[:500]
+    assert made.json()["spec"] == {"secretName": "web-tls", "duration": "2160h"}  # pruned, defaulted
+    assert made.headers["warning"] == '299 - "unknown field \\"spec.extra\\""'
+    too_long = _invalid(client.post(path, json={**cert, "metadata": {"name": "long"}, "spec": {"secretName": "x" * 21}}))
+    assert too_long == [("FieldValueTooLong", "spec.secretName", "Too long: may not be more than 20 bytes")]
+    empty = _invalid(client.post(path, json={**cert, "metadata": {"name": "empty"}, "spec": {"secretName": "a", "dnsNames": []}}))
+    assert empty == [("FieldValueInvalid", "spec", 'Invalid value: "object": dnsNames may not be empty')]
+    resources = {r["name"] for r in client.get("/apis/certs.example.io/v1").json()["resources"]}
+    assert resources == {"certificates", "certificates/status"}
+    schemas = client.get("/openapi/v3/apis/certs.example.io/v1").json()["components"]["schemas"]
+    assert "io.example.certs.v1.Certificate" in schemas
+    refused = client.post(crds, json={**yaml.safe_load(THIRD_PARTY_CRD), "metadata": {"name": "wrong.certs.example.io"}})
+    assert ("FieldValueInvalid", "metadata.name", 'Invalid value: "wrong.certs.example.io": must be spec.names.plural+"."+spec.group') in _invalid(refused)
+    assert client.delete(crds + "/certificates.certs.example.io").status_code == 200
+    assert client.get(path).status_code == 404
+    assert client.post(crds, json=yaml.safe_load(THIRD_PARTY_CRD)).status_code == 201  # again, empty
+    assert client.get(path).json()["items"] == []
+
+
+def test_a_fake_cluster_takes_crd_files(tmp_path):
+    """FakeCluster(crds=[...]) installs a third party's CRDs before the first request."""
+    from conftest import REPO
+    from kgen.serve.fake import FakeCluster, _SyncBridge
+
+    crd_file = tmp_path / "certificates.yaml"
+    crd_file.write_text(THIRD_PARTY_CRD, encoding="utf-8")
+    with FakeCluster(config=REPO / "pyproject.toml", crds=[crd_file]) as cluster:
+        with httpx.Client(transport=_SyncBridge(cluster), base_url="https://fake.cluster") as http:
+            path = "/apis/certs.example.io/v1/namespaces/default/certificates"
+            made = http.post(path, json={"apiVersion": "certs.example.io/v1", "kind": "Certificate", "metadata": {"name": "a"}, "spec": {"secretName": "s"}})
+            assert made.status_code == 201 and made.json()["spec"]["duration"] == "2160h"
+            assert http.get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/certificates.certs.example.io").json()["status"]["storedVersions"] == ["v1"]

@@ -114,3 +114,51 @@ def test_objects_without_api_version_and_kind_take_them_from_the_path(api_client
         "example.kgen.dev", "v1", "typed", "frobbers", {"metadata": {"name": "f"}, "spec": {"params": ["a"]}}
     )
     assert (made["apiVersion"], made["kind"]) == ("example.kgen.dev/v1", "Frobber")
+
+
+def test_a_third_party_crd_created_with_the_client_serves_its_kind(api_client):
+    """The official client installs a CRD with no Go types here and works its kind through
+    CustomObjectsApi (create, get, list, merge patch, watch, delete) and the dynamic client's
+    server-side apply, as against a cluster."""
+    import yaml
+    from kubernetes import client, dynamic, watch
+
+    from tests.test_custom_resources import THIRD_PARTY_CRD
+
+    crds = dynamic.DynamicClient(api_client).resources.get(api_version="apiextensions.k8s.io/v1", kind="CustomResourceDefinition")
+    created = crds.create(body=yaml.safe_load(THIRD_PARTY_CRD))
+    assert {c.type: c.status for c in created.status.conditions} == {"NamesAccepted": "True", "Established": "True"}
+    custom = client.CustomObjectsApi(api_client)
+    args = ("certs.example.io", "v1", "default", "certificates")
+    events = []
+
+    def watching():
+        stream = watch.Watch().stream(custom.list_namespaced_custom_object, *args, timeout_seconds=10)
+        for event in stream:
+            events.append((event["type"], event["object"]["spec"].get("dnsNames")))
+            if len(events) == 3:
+                return
+
+    thread = threading.Thread(target=watching)
+    thread.start()
+    time.sleep(1.0)
+    made = custom.create_namespaced_custom_object(*args, {"apiVersion": "certs.example.io/v1", "kind": "Certificate", "metadata": {"name": "web"}, "spec": {"secretName": "web-tls"}})
+    assert made["spec"]["duration"] == "2160h"
+    assert custom.get_namespaced_custom_object(*args, "web")["metadata"]["uid"] == made["metadata"]["uid"]
+    assert [i["metadata"]["name"] for i in custom.list_namespaced_custom_object(*args)["items"]] == ["web"]
+    patched = custom.patch_namespaced_custom_object(*args, "web", {"spec": {"dnsNames": ["a.example.com"]}})
+    assert patched["spec"]["dnsNames"] == ["a.example.com"]
+    with pytest.raises(client.ApiException) as invalid:
+        custom.patch_namespaced_custom_object(*args, "web", {"spec": {"dnsNames": []}})
+    assert invalid.value.status == 422 and "dnsNames may not be empty" in invalid.value.body
+    certificates = dynamic.DynamicClient(api_client).resources.get(api_version="certs.example.io/v1", kind="Certificate")
+    applied = certificates.server_side_apply(
+        body={"apiVersion": "certs.example.io/v1", "kind": "Certificate", "metadata": {"name": "web"}, "spec": {"secretName": "web-tls", "dnsNames": ["b.example.com"]}},
+        name="web", namespace="default", field_manager="py", force_conflicts=True,
+    )  # fmt: skip
+    assert applied.spec.dnsNames == ["b.example.com"]
+    deleted = custom.delete_namespaced_custom_object(*args, "web")
+    assert deleted["status"] == "Success" and deleted["details"]["name"] == "web"
+    thread.join(15)
+    assert events == [("ADDED", None), ("MODIFIED", ["a.example.com"]), ("MODIFIED", ["b.example.com"])]
+    crds.delete(name="certificates.certs.example.io")

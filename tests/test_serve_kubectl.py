@@ -141,3 +141,28 @@ def test_namespaces_and_unknown_fields(server):
     assert "in-a" in server.kubectl("get", "fb", "-A").stdout
     unknown = server.kubectl("apply", "-f", "-", input=manifest("unknown", nope=1), check=False)
     assert unknown.returncode != 0 and 'unknown field "spec.nope"' in unknown.stderr
+
+
+def test_a_third_party_crd_applied_at_runtime(server):
+    """`kubectl apply -f` of a CRD with no Go types here installs its kind, as on a cluster:
+    kubectl finds it in discovery, creates, lists with its printer columns, applies changes
+    (a merge patch: the operation lists no strategic merge), watches and deletes it, and
+    deleting the CRD removes the kind."""
+    from tests.test_custom_resources import THIRD_PARTY_CRD
+
+    out = server.kubectl("apply", "-f", "-", input=THIRD_PARTY_CRD).stdout
+    assert "customresourcedefinition.apiextensions.k8s.io/certificates.certs.example.io created" in out
+    server.kubectl("wait", "--for=condition=Established", "crd/certificates.certs.example.io", "--timeout=20s")
+    cert = {"apiVersion": "certs.example.io/v1", "kind": "Certificate", "metadata": {"name": "web"}, "spec": {"secretName": "web-tls"}}
+    assert "certificate.certs.example.io/web created" in server.kubectl("apply", "-f", "-", input=json.dumps(cert)).stdout
+    cert["spec"]["dnsNames"] = ["example.com"]
+    assert "configured" in server.kubectl("apply", "-f", "-", input=json.dumps(cert)).stdout
+    table = server.kubectl("get", "cert").stdout.splitlines()
+    assert table[0].split() == ["NAME", "SECRET"] and table[1].split() == ["web", "web-tls"]
+    got = json.loads(server.kubectl("get", "certificate", "web", "-o", "json").stdout)
+    assert got["spec"] == {"secretName": "web-tls", "duration": "2160h", "dnsNames": ["example.com"]}
+    invalid = server.kubectl("apply", "-f", "-", input=json.dumps({**cert, "spec": {"secretName": "x" * 21}}), check=False)
+    assert invalid.returncode != 0 and "spec.secretName: Too long: may not be more than 20 bytes" in invalid.stderr
+    server.kubectl("delete", "crd", "certificates.certs.example.io")
+    gone = server.kubectl("get", "certificates.certs.example.io", check=False)
+    assert gone.returncode != 0

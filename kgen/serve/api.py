@@ -184,6 +184,74 @@ class ServedAPI:
                 self.endpoints[(resource.group, version.version, resource.plural)] = Endpoint(
                     resource, version, flow, info, store, document, builtin
                 )
+        self._serve_custom_resource_definitions()
+
+    # -- CustomResourceDefinitions -----------------------------------------------------------------
+
+    def _serve_custom_resource_definitions(self) -> None:
+        """apiextensions.k8s.io/v1 customresourcedefinitions, and what the stored ones define."""
+        from kgen.serve import crds
+
+        info = ResourceInfo(
+            group=crds.GROUP, version="v1", resource=crds.CRDS.plural, kind=crds.CRDS.kind, namespaced=False,
+            has_status=True, list_kind=crds.CRDS.list_kind,
+        )  # fmt: skip
+        flow = crds.CustomResourceDefinitionFlow()
+        store = self.engine.resource(info, flow.strategy(info, "v1"))
+        self.endpoints[(crds.GROUP, "v1", crds.CRDS.plural)] = Endpoint(
+            crds.CRDS, crds.CRDS.versions[0], flow, info, store
+        )
+        self._static = frozenset(self.endpoints)
+        self.sync_custom_resources()
+
+    @property
+    def definitions(self) -> ResourceStore:
+        """The store of CustomResourceDefinitions."""
+        from kgen.serve import crds
+
+        return self.endpoints[(crds.GROUP, "v1", crds.CRDS.plural)].store
+
+    def sync_custom_resources(self) -> None:
+        """Serve what the stored CRDs define, and nothing a deleted one defined (its objects
+        are deleted with it). A kind `apis/` serves keeps its generated endpoint. The endpoint
+        table is replaced whole, so requests reading the old one are undisturbed."""
+        from kgen.serve import crds
+        from kgen.serve.custom import CustomResourceFlow
+
+        endpoints = {key: endpoint for key, endpoint in self.endpoints.items() if key in self._static}
+        previous = {key: endpoint for key, endpoint in self.endpoints.items() if key not in self._static}
+        for crd in self.definitions.list()["items"]:
+            try:
+                resource = crds.resource_of(crd)
+            except (KeyError, StopIteration, TypeError):
+                continue  # not a CRD the server could serve (validation refuses those)
+            if any((resource.group, v.version, resource.plural) in self._static for v in resource.versions):
+                continue
+            flow = CustomResourceFlow(
+                resource.group, resource.kind, resource.storage_version,
+                {v.version: v.schema for v in resource.versions}, None, webhook_conversion=False,
+                namespaced=resource.namespaced,
+            )  # fmt: skip
+            info = ResourceInfo(
+                group=resource.group, version=resource.storage_version, resource=resource.plural, kind=resource.kind,
+                namespaced=resource.namespaced, has_status=resource.storage.status if resource.version(resource.storage_version) else False,
+                selectable_fields=resource.versions[0].selectable_fields, list_kind=resource.list_kind,
+                allow_unconditional_update=False,
+            )  # fmt: skip
+            store = self.engine.resource(info)
+            for version in resource.versions:
+                endpoints[(resource.group, version.version, resource.plural)] = Endpoint(
+                    resource, version, flow, info, store
+                )
+        gone = {endpoint.info: endpoint.store for key, endpoint in previous.items() if key not in endpoints}
+        self.endpoints = endpoints
+        for store in gone.values():
+            for obj in store.list()["items"]:
+                metadata = obj.get("metadata") or {}
+                try:
+                    store.delete(metadata.get("name", ""), metadata.get("namespace", ""))
+                except APIError:
+                    pass  # already gone
 
     def endpoint(self, group: str, version: str, plural: str) -> Endpoint:
         """The endpoint of a URL's group, version and resource; 404 NotFound when none."""

@@ -50,6 +50,9 @@ def _has_defaults(schema: Mapping[str, Any] | Any) -> bool:
 class CustomResourceFlow:
     """Decoding, defaulting, validation and conversion of one custom resource kind."""
 
+    protobuf = False
+    """Custom resources have no protobuf encoding."""
+
     def __init__(
         self,
         group: str,

@@ -176,13 +176,16 @@ class FakeCluster:
         feature_gates: dict[str, bool] | None = None,
         namespace: str = "default",
         models: str | None = None,
+        crds: list[str | Path] | None = None,
     ) -> None:
         """Load the API of `input` (default: the nearest pyproject.toml's [tool.kgen] input),
         generating its code as `kgen serve` does, on a new in-memory store. `models` is the
         model backend the server works on ("pydantic" or "msgspec"; default: the
         configuration's `models`). The generated package is imported into this process
         under the configuration's output name: to serve msgspec beside an imported pydantic
-        package of the same name, configure another output name."""
+        package of the same name, configure another output name. `crds`: YAML files of
+        CustomResourceDefinitions (a third party's, with no Go types here) installed before
+        the first request, as `kubectl apply -f` would install them."""
         from kgen.generators import DEFAULTS, GENERATORS
         from kgen.options import MODEL_BACKENDS, find_config, resolve_options
         from kgen.serve.api import ServedAPI
@@ -204,6 +207,12 @@ class FakeCluster:
         self.engine = Engine(self.backend, compaction_interval=None)
         self.api = ServedAPI(load(options), self.engine, feature_gates)
         startup(self.api)
+        if crds:
+            from kgen.serve.crds import load_documents
+
+            for document in load_documents(list(crds)):
+                self.api.definitions.create(document)
+            self.api.sync_custom_resources()
         self.app = create_app(self.api, max_requests_inflight=0, max_mutating_requests_inflight=0)
         self.reactors: list[tuple[str, str, Reactor]] = []
         self.actions: list[Action] = []

@@ -159,7 +159,7 @@ def negotiate_list(call: Call) -> Representation:
 
 def serializers(call: Call) -> tuple[str, ...]:
     """What the endpoint reads and writes: custom resources have no protobuf encoding."""
-    return (JSON, YAML) if call.endpoint.custom else (JSON, YAML, PROTOBUF)
+    return (JSON, YAML, PROTOBUF) if getattr(call.endpoint.flow, "protobuf", True) else (JSON, YAML)
 
 
 # -- request bodies ----------------------------------------------------------------------------

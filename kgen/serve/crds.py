@@ -1,0 +1,249 @@
+"""CustomResourceDefinitions as a served API: `apiextensions.k8s.io/v1` `customresourcedefinitions`.
+
+`kubectl apply -f crds/` (kgen's generated CRDs, or any third party's) installs kinds while the
+server runs, as on a cluster. A CRD is checked as the API server checks the essentials of one
+(its name is `<plural>.<group>`, a scope, names, versions with exactly one storage version and
+a schema each), and gets the status a cluster's controllers give an accepted CRD
+(`NamesAccepted` and `Established` true, `acceptedNames`, `storedVersions`).
+
+After every write of a CRD, `sync` brings the served endpoints in line with the stored CRDs:
+each served version of each CRD becomes an endpoint on the schema-driven path of
+`kgen.serve.custom` (conversion strategy None: there is no webhook to call), discovery and
+OpenAPI show it, and the objects of a deleted CRD are deleted with it. A kind that `apis/`
+already serves keeps its generated endpoint (applying kgen's own CRDs changes nothing).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from kgen.runtime.errors import APIError, bad_request
+from kgen.runtime.scheme import DecodeResult, FieldValidation, GroupVersionKind
+from kgen.runtime.store import DefaultStrategy, ResourceInfo
+from kgen.runtime.validation import field
+from kgen.runtime.validation.field import FieldError, Path, invalid_error
+from kgen.serve.loader import PrinterColumn, Resource, ServedVersion
+
+GROUP = "apiextensions.k8s.io"
+
+CRDS = Resource(
+    group=GROUP,
+    kind="CustomResourceDefinition",
+    plural="customresourcedefinitions",
+    singular="customresourcedefinition",
+    namespaced=False,
+    storage_version="v1",
+    versions=(
+        ServedVersion(
+            version="v1",
+            printer_columns=(PrinterColumn("Created At", "date", ".metadata.creationTimestamp"),),
+            status=True,
+        ),
+    ),
+    list_kind="CustomResourceDefinitionList",
+    short_names=("crd", "crds"),
+    categories=("api-extensions",),
+)
+
+
+class CustomResourceDefinitionFlow:
+    """The request flow of CRDs: JSON, one version, checked by `validate`."""
+
+    group = GROUP
+    kind = "CustomResourceDefinition"
+    storage_version = "v1"
+    protobuf = False
+
+    def decode(self, data: bytes, version: str, field_validation: FieldValidation) -> DecodeResult:
+        try:
+            document = json.loads(data)
+        except ValueError as error:
+            raise bad_request(f"invalid JSON: {error}") from None
+        return self.decode_dict(document, version, field_validation)
+
+    def decode_dict(self, document: Any, version: str, field_validation: FieldValidation) -> DecodeResult:
+        if not isinstance(document, dict):
+            raise bad_request("the object must be a JSON object")
+        document.setdefault("apiVersion", f"{GROUP}/v1")
+        document.setdefault("kind", self.kind)
+        if document["apiVersion"] != f"{GROUP}/v1" or document["kind"] != self.kind:
+            raise bad_request(
+                f"the kind in the data ({document['apiVersion']}, Kind={document['kind']}) does not match the "
+                f"expected kind ({GROUP}/v1, Kind={self.kind})"
+            )
+        for section in ("metadata", "spec", "status"):
+            if document.get(section) is not None and not isinstance(document[section], dict):
+                raise bad_request(
+                    f'{self.kind} in version "v1" cannot be handled as a {self.kind}: {section}: must be an object'
+                )
+        return DecodeResult(document, GroupVersionKind(GROUP, "v1", self.kind), [])
+
+    def to_storage(self, obj: dict[str, Any], old: dict[str, Any] | None) -> dict[str, Any]:
+        stored: dict[str, Any] = copy.deepcopy(obj)
+        return stored
+
+    def from_storage(self, stored: dict[str, Any], version: str) -> dict[str, Any]:
+        return stored
+
+    def strategy(self, info: ResourceInfo, version: str) -> CustomResourceDefinitionStrategy:
+        return CustomResourceDefinitionStrategy(info)
+
+
+def _defaulted(spec: dict[str, Any]) -> None:
+    """The defaults of a CRD's spec the API server sets (listKind, singular, conversion)."""
+    names = spec.setdefault("names", {})
+    if isinstance(names, dict) and isinstance(names.get("kind"), str):
+        names.setdefault("listKind", names["kind"] + "List")
+        names.setdefault("singular", names["kind"].lower())
+    spec.setdefault("conversion", {"strategy": "None"})
+
+
+def validate(obj: dict[str, Any]) -> list[FieldError]:
+    """The errors of a CRD the API server would refuse for its essentials."""
+    errors: list[FieldError] = []
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    path = Path.root("spec")
+    group = spec.get("group") or ""
+    if not group:
+        errors.append(field.required(field.child(path, "group"), ""))
+    elif "." not in group:
+        errors.append(field.invalid(field.child(path, "group"), group, "should be a domain with at least one dot"))
+    names = spec.get("names") if isinstance(spec.get("names"), dict) else {}
+    for required in ("plural", "kind"):
+        if not names.get(required):
+            errors.append(field.required(field.child(path, "names", required), ""))
+    plural = names.get("plural") or ""
+    name = (obj.get("metadata") or {}).get("name", "")
+    if plural and group and name != f"{plural}.{group}":
+        errors.append(field.invalid(Path.root("metadata", "name"), name, 'must be spec.names.plural+"."+spec.group'))
+    scope = spec.get("scope")
+    if scope not in ("Namespaced", "Cluster"):
+        errors.append(field.not_supported(field.child(path, "scope"), scope or "", ["Cluster", "Namespaced"]))
+    versions = spec.get("versions") if isinstance(spec.get("versions"), list) else []
+    if not versions:
+        errors.append(
+            field.invalid(
+                field.child(path, "versions"), versions, "must have exactly one version marked as storage version"
+            )
+        )
+    elif sum(1 for v in versions if isinstance(v, dict) and v.get("storage")) != 1:
+        errors.append(
+            field.invalid(
+                field.child(path, "versions"), versions, "must have exactly one version marked as storage version"
+            )
+        )
+    for i, version in enumerate(versions):
+        entry = field.index(field.child(path, "versions"), i)
+        if not isinstance(version, dict) or not version.get("name"):
+            errors.append(field.required(field.child(entry, "name"), ""))
+            continue
+        schema = (version.get("schema") or {}).get("openAPIV3Schema")
+        if not isinstance(schema, dict):
+            errors.append(field.required(field.child(entry, "schema", "openAPIV3Schema"), "schemas are required"))
+    return errors
+
+
+class CustomResourceDefinitionStrategy(DefaultStrategy):
+    """Checks a CRD, and gives an accepted one the status a cluster's controllers would."""
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        super().prepare_for_create(obj)
+        _defaulted(obj.setdefault("spec", {}))
+        obj["status"] = _accepted(obj, None)
+
+    def prepare_for_update(self, obj: dict[str, Any], old: dict[str, Any]) -> None:
+        super().prepare_for_update(obj, old)
+        _defaulted(obj.setdefault("spec", {}))
+        obj["status"] = _accepted(obj, old)
+
+    def validate_create(self, obj: dict[str, Any]) -> None:
+        self._check(obj)
+
+    def validate_update(self, obj: dict[str, Any], old: dict[str, Any]) -> None:
+        self._check(obj)
+
+    def _check(self, obj: dict[str, Any]) -> None:
+        errors = validate(obj)
+        if errors:
+            raise invalid_error(GROUP, "CustomResourceDefinition", (obj.get("metadata") or {}).get("name", ""), errors)
+
+
+def _accepted(obj: dict[str, Any], old: dict[str, Any] | None) -> dict[str, Any]:
+    spec = obj.get("spec") or {}
+    storage = next((v["name"] for v in spec.get("versions") or [] if isinstance(v, dict) and v.get("storage")), "")
+    stored = list(((old or {}).get("status") or {}).get("storedVersions") or [])
+    if storage and storage not in stored:
+        stored.append(storage)
+    now = (obj.get("metadata") or {}).get("creationTimestamp", "")
+    conditions = [
+        {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "message": "no conflicts found",
+         "lastTransitionTime": now},
+        {"type": "Established", "status": "True", "reason": "InitialNamesAccepted",
+         "message": "the initial names have been accepted", "lastTransitionTime": now},
+    ]  # fmt: skip
+    return {"acceptedNames": copy.deepcopy(spec.get("names") or {}), "conditions": conditions, "storedVersions": stored}
+
+
+def resource_of(crd: dict[str, Any]) -> Resource:
+    """The served resource a stored CRD describes."""
+    spec = crd["spec"]
+    names = spec["names"]
+    storage = next(v["name"] for v in spec["versions"] if v.get("storage"))
+    versions = []
+    for version in spec["versions"]:
+        if not version.get("served", True):
+            continue
+        subresources = version.get("subresources") or {}
+        versions.append(
+            ServedVersion(
+                version=version["name"],
+                printer_columns=tuple(
+                    PrinterColumn(
+                        c.get("name", ""), c.get("type", "string"), c.get("jsonPath", ""), c.get("description", ""),
+                        c.get("format", ""), int(c.get("priority", 0) or 0),
+                    )  # fmt: skip
+                    for c in version.get("additionalPrinterColumns") or []
+                ),
+                selectable_fields=tuple(f["jsonPath"] for f in version.get("selectableFields") or []),
+                status="status" in subresources,
+                scale=subresources.get("scale"),
+                deprecated=bool(version.get("deprecated")),
+                deprecation_warning=version.get("deprecationWarning", ""),
+                schema=(version.get("schema") or {}).get("openAPIV3Schema"),
+            )
+        )
+    return Resource(
+        group=spec["group"],
+        kind=names["kind"],
+        plural=names["plural"],
+        singular=names.get("singular") or names["kind"].lower(),
+        namespaced=spec["scope"] == "Namespaced",
+        storage_version=storage,
+        versions=tuple(versions),
+        list_kind=names.get("listKind") or names["kind"] + "List",
+        short_names=tuple(names.get("shortNames") or ()),
+        categories=tuple(names.get("categories") or ()),
+        custom=True,
+        conversion="None",
+    )
+
+
+def load_documents(paths: list[Any]) -> list[dict[str, Any]]:
+    """The CRDs of YAML files (one or many documents each; other kinds are an error)."""
+    from pathlib import Path as FilePath
+
+    from kgen.runtime import yamlio
+
+    found = []
+    for path in paths:
+        text = FilePath(path).read_text(encoding="utf-8")
+        for raw in yamlio.to_json_documents(text):
+            document = json.loads(raw)
+            if not document:
+                continue
+            if document.get("kind") != "CustomResourceDefinition":
+                raise APIError(400, "BadRequest", f"{path}: a {document.get('kind')} is not a CustomResourceDefinition")
+            found.append(document)
+    return found
