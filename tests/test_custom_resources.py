@@ -116,9 +116,6 @@ type WidgetList struct {{
 }}
 """
 
-PATH = "/apis/shop.example.com/{version}/namespaces/default/widgets"
-
-
 def _files() -> dict[str, str]:
     files = {
         "pyproject.toml": '[tool.kgen]\ninput = "apis"\noutput = "shop_served"\n',
@@ -130,27 +127,60 @@ def _files() -> dict[str, str]:
     return files
 
 
+class Served(httpx.Client):
+    """A client of the fake cluster, and the group its Widgets are served in."""
+
+    group = "shop.example.com"
+
+
 @pytest.fixture(scope="module")
-def client(tmp_path_factory):
-    from kgen.serve.fake import FakeCluster, _SyncBridge
+def cluster(tmp_path_factory):
+    from kgen.serve.fake import FakeCluster
 
     root = write_tree(tmp_path_factory.mktemp("custom-resources"), _files())
-    with FakeCluster(config=root / "pyproject.toml") as cluster:
-        with httpx.Client(transport=_SyncBridge(cluster), base_url="https://fake.cluster") as http:
-            yield http
+    with FakeCluster(config=root / "pyproject.toml") as fake:
+        fake.root = root
+        yield fake
 
 
-def _widget(name: str, version: str = "v1", **spec: Any) -> dict[str, Any]:
+@pytest.fixture(scope="module", params=["generated", "installed"])
+def client(request, cluster):
+    """The Widgets served from the Go types (generated), and the same CRD written by kgen,
+    moved to another group, installed while the server runs (installed): every check below
+    runs on both, and they must agree."""
+    from kgen import pipeline
+    from kgen.generators import GENERATORS
+    from kgen.options import resolve_options
+    from kgen.serve.fake import _SyncBridge
+
+    with Served(transport=_SyncBridge(cluster), base_url="https://fake.cluster") as http:
+        if request.param == "installed":
+            import yaml
+
+            options = resolve_options(config_path=cluster.root / "pyproject.toml", registered=tuple(GENERATORS))
+            files = {f.path: f.content for f in pipeline.generate(options, use_cache=False).files}
+            text = files["crds/shop.example.com_widgets.yaml"].replace("shop.example.com", "shop-installed.example.com")
+            created = http.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=yaml.safe_load(text.split("---\n", 1)[1]))
+            assert created.status_code == 201, created.text[:500]
+            http.group = "shop-installed.example.com"
+        yield http
+
+
+def _path(client: Served, version: str = "v1") -> str:
+    return f"/apis/{client.group}/{version}/namespaces/default/widgets"
+
+
+def _widget(client: Served, name: str, version: str = "v1", **spec: Any) -> dict[str, Any]:
     return {
-        "apiVersion": f"shop.example.com/{version}",
+        "apiVersion": f"{client.group}/{version}",
         "kind": "Widget",
         "metadata": {"name": name},
         "spec": {"color": "red", **spec},
     }
 
 
-def _create(client: httpx.Client, body: dict[str, Any], version: str = "v1", **params: str) -> httpx.Response:
-    return client.post(PATH.format(version=version), json=body, params=params)
+def _create(client: Served, body: dict[str, Any], version: str = "v1", **params: str) -> httpx.Response:
+    return client.post(_path(client, version), json=body, params=params)
 
 
 def _invalid(response: httpx.Response) -> list[tuple[str, str, str]]:
@@ -164,16 +194,16 @@ def _invalid(response: httpx.Response) -> list[tuple[str, str, str]]:
 def test_defaults_apply_to_absent_fields_only(client):
     """pkg/apiserver/schema/defaulting/algorithm.go: a default fills a field that is absent;
     an explicit 0 or "" is a value, kept as given."""
-    absent = _create(client, _widget("absent")).json()
+    absent = _create(client, _widget(client, "absent")).json()
     assert (absent["spec"]["replicas"], absent["spec"]["tier"]) == (3, "standard")
-    explicit = _create(client, _widget("explicit", replicas=0, tier="")).json()
+    explicit = _create(client, _widget(client, "explicit", replicas=0, tier="")).json()
     assert (explicit["spec"]["replicas"], explicit["spec"]["tier"]) == (0, "")
 
 
 def test_a_nullable_field_keeps_its_null_and_others_lose_theirs(client):
     """defaulting/prunenulls.go: a null of a field that is not nullable (and has no default)
     is dropped; `nullable: true` keeps it; a null where a default exists becomes the default."""
-    created = _create(client, _widget("nulls", note=None, label=None, replicas=None)).json()
+    created = _create(client, _widget(client, "nulls", note=None, label=None, replicas=None)).json()
     assert created["spec"]["note"] is None
     assert "label" not in created["spec"]
     assert created["spec"]["replicas"] == 3
@@ -181,7 +211,7 @@ def test_a_nullable_field_keeps_its_null_and_others_lose_theirs(client):
 
 def test_a_missing_required_field_is_required_value(client):
     """validation.go: kube-openapi's required failure is field.Required at the field."""
-    body = _widget("norequired")
+    body = _widget(client, "norequired")
     del body["spec"]["color"]
     assert _invalid(_create(client, body)) == [("FieldValueRequired", "spec.color", "Required value")]
 
@@ -190,83 +220,83 @@ def test_a_value_of_the_wrong_type_is_422_type_invalid(client):
     """validation.go: an invalid type is FieldValueTypeInvalid with kube-openapi's message; an
     int-or-string takes an integer or a string and nothing else (its anyOf adds the two
     errors a cluster gives besides, the first at <nil>)."""
-    causes = _invalid(_create(client, _widget("types", replicas="three", port=True)))
+    causes = _invalid(_create(client, _widget(client, "types", replicas="three", port=True)))
     assert causes == [
         ("FieldValueTypeInvalid", "spec.port", 'Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean"'),
         ("FieldValueInvalid", "<nil>", 'Invalid value: "": "spec.port" must validate at least one schema (anyOf)'),
         ("FieldValueTypeInvalid", "spec.port", 'Invalid value: "boolean": spec.port in body must be of type integer: "boolean"'),
         ("FieldValueTypeInvalid", "spec.replicas", 'Invalid value: "string": spec.replicas in body must be of type integer: "string"'),
     ]
-    assert _create(client, _widget("port-name", port="http")).status_code == 201
-    assert _create(client, _widget("port-number", port=8080)).status_code == 201
+    assert _create(client, _widget(client, "port-name", port="http")).status_code == 201
+    assert _create(client, _widget(client, "port-number", port=8080)).status_code == 201
 
 
 def test_a_pattern_error_uses_the_apiextensions_wording(client):
-    causes = _invalid(_create(client, _widget("pattern", color="Red!")))
+    causes = _invalid(_create(client, _widget(client, "pattern", color="Red!")))
     assert causes == [("FieldValueInvalid", "spec.color", "Invalid value: \"Red!\": spec.color in body should match '^[a-z]+$'")]
 
 
 def test_unknown_fields_are_pruned_but_preserved_under_preserve_unknown_fields(client):
     """pkg/apiserver/schema/pruning: unknown fields go (a Warning, fieldValidation Warn being
     the default), except below x-kubernetes-preserve-unknown-fields."""
-    response = _create(client, _widget("pruned", bogus=1, config={"mode": "fast", "anything": {"x": [1]}}))
+    response = _create(client, _widget(client, "pruned", bogus=1, config={"mode": "fast", "anything": {"x": [1]}}))
     assert response.status_code == 201
     assert response.headers["warning"] == '299 - "unknown field \\"spec.bogus\\""'
     spec = response.json()["spec"]
     assert "bogus" not in spec and spec["config"] == {"mode": "fast", "anything": {"x": [1]}}
-    strict = _create(client, _widget("strict", bogus=1), fieldValidation="Strict")
+    strict = _create(client, _widget(client, "strict", bogus=1), fieldValidation="Strict")
     assert strict.status_code == 400 and 'strict decoding error: unknown field "spec.bogus"' in strict.json()["message"]
 
 
 def test_each_version_is_validated_by_its_own_schema(client):
     """Every served version has its own schema: a label of 8 characters fits v1beta1
     (maxLength 10) and not v1 (maxLength 5)."""
-    assert _create(client, _widget("beta-label", "v1beta1", label="eightchr"), "v1beta1").status_code == 201
-    causes = _invalid(_create(client, _widget("v1-label", label="eightchr")))
+    assert _create(client, _widget(client, "beta-label", "v1beta1", label="eightchr"), "v1beta1").status_code == 201
+    causes = _invalid(_create(client, _widget(client, "v1-label", label="eightchr")))
     assert causes == [("FieldValueTooLong", "spec.label", "Too long: may not be more than 5 bytes")]
     # Stored in v1 (conversion strategy None: only the apiVersion changes), read through both.
-    read = client.get(PATH.format(version="v1") + "/beta-label").json()
-    assert read["apiVersion"] == "shop.example.com/v1" and read["spec"]["label"] == "eightchr"
+    read = client.get(_path(client, "v1") + "/beta-label").json()
+    assert read["apiVersion"] == f"{client.group}/v1" and read["spec"]["label"] == "eightchr"
 
 
 def test_a_transition_rule_runs_only_when_there_is_an_old_value(client):
     """A rule reading oldSelf is skipped on create and where the old object had no value
     (apiextensions CEL validation); on an update that changes the value it fails."""
-    created = _create(client, _widget("sized", size="s")).json()
+    created = _create(client, _widget(client, "sized", size="s")).json()
     changed = copy.deepcopy(created)
     changed["spec"]["size"] = "l"
-    causes = _invalid(client.put(PATH.format(version="v1") + "/sized", json=changed))
+    causes = _invalid(client.put(_path(client, "v1") + "/sized", json=changed))
     assert causes == [("FieldValueInvalid", "spec.size", 'Invalid value: "string": size is immutable')]
-    unsized = _create(client, _widget("unsized")).json()
+    unsized = _create(client, _widget(client, "unsized")).json()
     unsized["spec"]["size"] = "m"  # no old value: the rule does not run
-    assert client.put(PATH.format(version="v1") + "/unsized", json=unsized).status_code == 200
+    assert client.put(_path(client, "v1") + "/unsized", json=unsized).status_code == 200
 
 
 def test_an_unchanged_invalid_value_is_ratcheted_on_update(client):
     """CRDValidationRatcheting: an update may keep a value its schema no longer allows while
     it changes something else. Stored through v1beta1 (label of 8), updated through v1."""
-    _create(client, _widget("ratchet", "v1beta1", label="eightchr"), "v1beta1")
-    current = client.get(PATH.format(version="v1") + "/ratchet").json()
+    _create(client, _widget(client, "ratchet", "v1beta1", label="eightchr"), "v1beta1")
+    current = client.get(_path(client, "v1") + "/ratchet").json()
     current["spec"]["replicas"] = 7
-    updated = client.put(PATH.format(version="v1") + "/ratchet", json=current)
+    updated = client.put(_path(client, "v1") + "/ratchet", json=current)
     assert updated.status_code == 200, updated.text[:300]
     current = updated.json()
     current["spec"]["label"] = "ninechars"
-    assert _invalid(client.put(PATH.format(version="v1") + "/ratchet", json=current))[0][1] == "spec.label"
+    assert _invalid(client.put(_path(client, "v1") + "/ratchet", json=current))[0][1] == "spec.label"
 
 
 def test_the_status_subresource_is_validated_by_the_schema_too(client):
-    created = _create(client, _widget("status")).json()
+    created = _create(client, _widget(client, "status")).json()
     created["status"] = {"ready": "yes"}
-    causes = _invalid(client.put(PATH.format(version="v1") + "/status/status", json=created))
+    causes = _invalid(client.put(_path(client, "v1") + "/status/status", json=created))
     assert causes[0][:2] == ("FieldValueTypeInvalid", "status.ready")
     created["status"] = {"ready": True}
-    assert client.put(PATH.format(version="v1") + "/status/status", json=created).json()["status"] == {"ready": True}
+    assert client.put(_path(client, "v1") + "/status/status", json=created).json()["status"] == {"ready": True}
 
 
 def test_patches_go_through_the_same_schema(client):
-    _create(client, _widget("patched"))
-    path = PATH.format(version="v1") + "/patched"
+    _create(client, _widget(client, "patched"))
+    path = _path(client, "v1") + "/patched"
     merge = {"Content-Type": "application/merge-patch+json"}
     causes = _invalid(client.patch(path, content=json.dumps({"spec": {"replicas": "x"}}), headers=merge))
     assert causes[0][:2] == ("FieldValueTypeInvalid", "spec.replicas")
@@ -281,10 +311,10 @@ def test_the_scale_subresource_reads_and_writes_the_paths_of_the_crd(client):
     from specReplicasPath, statusReplicasPath and labelSelectorPath; a write sets the
     replicas through the resource's own update, with the Scale's resourceVersion as its
     precondition; replicas below zero are invalid (autoscaling ValidateScale)."""
-    created = _create(client, _widget("scaled", replicas=2)).json()
+    created = _create(client, _widget(client, "scaled", replicas=2)).json()
     created["status"] = {"replicas": 1, "selector": "app=scaled"}
-    client.put(PATH.format(version="v1") + "/scaled/status", json=created)
-    path = PATH.format(version="v1") + "/scaled/scale"
+    client.put(_path(client, "v1") + "/scaled/status", json=created)
+    path = _path(client, "v1") + "/scaled/scale"
     scale = client.get(path).json()
     assert (scale["kind"], scale["apiVersion"]) == ("Scale", "autoscaling/v1")
     assert scale["spec"] == {"replicas": 2} and scale["status"] == {"replicas": 1, "selector": "app=scaled"}
@@ -292,13 +322,13 @@ def test_the_scale_subresource_reads_and_writes_the_paths_of_the_crd(client):
     scale["spec"]["replicas"] = 5
     updated = client.put(path, json=scale)
     assert updated.status_code == 200 and updated.json()["spec"] == {"replicas": 5}
-    assert client.get(PATH.format(version="v1") + "/scaled").json()["spec"]["replicas"] == 5
+    assert client.get(_path(client, "v1") + "/scaled").json()["spec"]["replicas"] == 5
     assert client.put(path, json=scale).status_code == 409  # its resourceVersion is stale now
     merged = client.patch(path, content='{"spec":{"replicas":7}}', headers={"Content-Type": "application/merge-patch+json"})
     assert merged.json()["spec"]["replicas"] == 7
     negative = client.patch(path, content='{"spec":{"replicas":-1}}', headers={"Content-Type": "application/merge-patch+json"})
     assert _invalid(negative) == [("FieldValueInvalid", "spec.replicas", "Invalid value: -1: must be greater than or equal to 0")]
-    resources = client.get("/apis/shop.example.com/v1").json()["resources"]
+    resources = client.get(f"/apis/{client.group}/v1").json()["resources"]
     scale_entry = next(r for r in resources if r["name"] == "widgets/scale")
     assert (scale_entry["group"], scale_entry["version"], scale_entry["kind"]) == ("autoscaling", "v1", "Scale")
 
@@ -307,16 +337,17 @@ def test_the_openapi_v3_document_names_a_custom_resource_by_group_and_version(cl
     """The apiextensions-apiserver publishes a CRD's schema under `<reversed group>.<version>.<Kind>`,
     inline (metadata a reference to ObjectMeta), with x-kubernetes-group-version-kind; the
     paths refer to it."""
-    document = client.get("/openapi/v3/apis/shop.example.com/v1").json()
+    document = client.get(f"/openapi/v3/apis/{client.group}/v1").json()
+    reversed_group = ".".join(reversed(client.group.split(".")))
     schemas = document["components"]["schemas"]
-    widget = schemas["com.example.shop.v1.Widget"]
-    assert widget["x-kubernetes-group-version-kind"] == [{"group": "shop.example.com", "kind": "Widget", "version": "v1"}]
+    widget = schemas[f"{reversed_group}.v1.Widget"]
+    assert widget["x-kubernetes-group-version-kind"] == [{"group": client.group, "kind": "Widget", "version": "v1"}]
     assert widget["properties"]["spec"]["properties"]["label"]["maxLength"] == 5  # inline, this version's
     assert "$ref" not in json.dumps(widget["properties"]["spec"])
-    assert schemas["com.example.shop.v1.WidgetList"]["properties"]["items"]["items"] == {"$ref": "#/components/schemas/com.example.shop.v1.Widget"}
-    assert not [name for name in schemas if not name.startswith(("io.k8s.", "com.example.shop.v1."))]
-    get = document["paths"]["/apis/shop.example.com/v1/namespaces/{namespace}/widgets/{name}"]["get"]
-    assert get["responses"]["200"]["content"]["application/json"]["schema"]["$ref"] == "#/components/schemas/com.example.shop.v1.Widget"
+    assert schemas[f"{reversed_group}.v1.WidgetList"]["properties"]["items"]["items"] == {"$ref": f"#/components/schemas/{reversed_group}.v1.Widget"}
+    assert not [name for name in schemas if not name.startswith(("io.k8s.", f"{reversed_group}.v1."))]
+    get = document["paths"][f"/apis/{client.group}/v1/namespaces/{{namespace}}/widgets/{{name}}"]["get"]
+    assert get["responses"]["200"]["content"]["application/json"]["schema"]["$ref"] == f"#/components/schemas/{reversed_group}.v1.Widget"
 
 
 # -- CustomResourceDefinitions installed while the server runs ------------------------------------
@@ -403,6 +434,7 @@ def test_a_crd_created_at_runtime_serves_its_kind_by_its_schema(client):
     assert client.get(path).status_code == 404
     assert client.post(crds, json=yaml.safe_load(THIRD_PARTY_CRD)).status_code == 201  # again, empty
     assert client.get(path).json()["items"] == []
+    assert client.delete(crds + "/certificates.certs.example.io").status_code == 200
 
 
 def test_a_fake_cluster_takes_crd_files(tmp_path):
