@@ -143,9 +143,10 @@ class Server:
 # -- measurements --------------------------------------------------------------------------------
 
 
-async def _load(server: Server, clients: int, requests: int, make) -> tuple[float, float]:
+async def _load(server: Server, clients: int, requests: int, make, seen: dict | None = None) -> tuple[float, float]:
     """(requests/s, p99 ms) of `requests` requests spread over `clients` connections;
-    `make(client, index)` gives (method, path, body)."""
+    `make(client, index)` gives (method, path, body); `seen`, when given, gets each client's
+    last response body."""
     connections = [await Connection.open(server.host, server.port) for _ in range(clients)]
     latencies: list[float] = []
     per_client = max(requests // clients, 1)
@@ -159,6 +160,8 @@ async def _load(server: Server, clients: int, requests: int, make) -> tuple[floa
             latencies.append(time.perf_counter() - started)
             if status >= 300:
                 raise RuntimeError(f"{method} {path}: {status} {data[:200]!r}")
+            if seen is not None:
+                seen[client] = data
 
     started = time.perf_counter()
     await asyncio.gather(*(run(c) for c in range(clients)))
@@ -206,8 +209,16 @@ async def throughput(server: Server, quick: bool) -> dict[str, dict[int, tuple[f
         def create(client, index):
             return "POST", PATH, json.dumps(frobber(f"c{run_id}-{clients}-{client}-{index}")).encode()
 
+        last: dict[int, bytes] = {}
+
         def update(client, index):
-            return "PUT", f"{PATH}/listed-{client:04d}", json.dumps(frobber(f"listed-{client:04d}", replicas=index % 50 + 2)).encode()
+            # An update names the resourceVersion it replaces (a custom resource must): the
+            # one of the client's last answer; a client's first request reads it.
+            if client not in last:
+                return "GET", f"{PATH}/listed-{client:04d}", None
+            body = frobber(f"listed-{client:04d}", replicas=index % 50 + 2)
+            body["metadata"]["resourceVersion"] = json.loads(last[client])["metadata"]["resourceVersion"]
+            return "PUT", f"{PATH}/listed-{client:04d}", json.dumps(body).encode()
 
         def listing(client, index):
             return "GET", PATH, None
@@ -215,7 +226,7 @@ async def throughput(server: Server, quick: bool) -> dict[str, dict[int, tuple[f
         row = results.setdefault("get", {})
         row[clients] = await _load(server, clients, total, get)
         results.setdefault("create", {})[clients] = await _load(server, clients, total, create)
-        results.setdefault("update", {})[clients] = await _load(server, clients, total, update)
+        results.setdefault("update", {})[clients] = await _load(server, clients, total, update, last)
         results.setdefault(f"list {LISTED}", {})[clients] = await _load(server, clients, max(int(60 * scale), clients), listing)
     return results
 
@@ -232,10 +243,12 @@ async def fanout(server: Server, watchers: int, rounds: int = 3) -> float:
         connections.append(connection)
     times = []
     for round_ in range(rounds):
-        body = json.dumps(frobber("listed-0000", replicas=100 + round_)).encode()
+        changed = frobber("listed-0000", replicas=100 + round_)
+        changed["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
         started = time.perf_counter()
-        status, _ = await probe.request("PUT", f"{PATH}/listed-0000", body)
+        status, data = await probe.request("PUT", f"{PATH}/listed-0000", json.dumps(changed).encode())
         assert status == 200, status
+        current = json.loads(data)
         await asyncio.gather(*(c.next_chunk() for c in connections))
         times.append(time.perf_counter() - started)
     for connection in connections:
