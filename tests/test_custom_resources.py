@@ -450,3 +450,65 @@ def test_a_fake_cluster_takes_crd_files(tmp_path):
             made = http.post(path, json={"apiVersion": "certs.example.io/v1", "kind": "Certificate", "metadata": {"name": "a"}, "spec": {"secretName": "s"}})
             assert made.status_code == 201 and made.json()["spec"]["duration"] == "2160h"
             assert http.get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/certificates.certs.example.io").json()["status"]["storedVersions"] == ["v1"]
+
+
+# -- garbage collection of ownerReferences ----------------------------------------------------------
+
+
+def _eventually(check, seconds: float = 10.0) -> bool:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.05)
+    return check()
+
+
+def _owned(client: Served, name: str, owner: dict[str, Any], block: bool = False) -> dict[str, Any]:
+    body = _widget(client, name)
+    reference = {"apiVersion": owner["apiVersion"], "kind": "Widget", "name": owner["metadata"]["name"], "uid": owner["metadata"]["uid"]}
+    if block:
+        reference["blockOwnerDeletion"] = True
+    body["metadata"]["ownerReferences"] = [reference]
+    made = _create(client, body)
+    assert made.status_code == 201, made.text[:300]
+    return made.json()
+
+
+@pytest.mark.parametrize("policy", ["Background", "Foreground", "Orphan"])
+def test_deleting_an_owner_collects_its_dependents_by_the_propagation_policy(client, policy):
+    """The garbage collector (kube-controller-manager's): Background deletes dependents after
+    the owner; Foreground keeps the owner (foregroundDeletion finalizer) until its dependents
+    are gone; Orphan removes the owner references and keeps the dependents."""
+    prefix = f"gc-{policy.lower()}"
+    owner = _create(client, _widget(client, f"{prefix}-owner")).json()
+    dependents = [_owned(client, f"{prefix}-dep-{i}", owner, block=policy == "Foreground") for i in range(2)]
+    grandchild = _owned(client, f"{prefix}-grandchild", dependents[0])
+    path = _path(client)
+    deleted = client.request("DELETE", f"{path}/{prefix}-owner", json={"propagationPolicy": policy})
+    assert deleted.status_code == 200, deleted.text[:300]
+    if policy == "Foreground":
+        kept = deleted.json()
+        assert kept["metadata"]["finalizers"] == ["foregroundDeletion"] and kept["metadata"]["deletionTimestamp"]
+    assert _eventually(lambda: client.get(f"{path}/{prefix}-owner").status_code == 404)
+    names = [d["metadata"]["name"] for d in dependents] + [grandchild["metadata"]["name"]]
+    if policy == "Orphan":
+        assert _eventually(lambda: all("ownerReferences" not in client.get(f"{path}/{n}").json()["metadata"] for n in names[:2]))
+        assert client.get(f"{path}/{names[2]}").json()["metadata"]["ownerReferences"][0]["name"] == names[0]
+    else:
+        assert _eventually(lambda: all(client.get(f"{path}/{n}").status_code == 404 for n in names))
+
+
+def test_a_dependent_with_another_living_owner_only_loses_the_reference(client):
+    first = _create(client, _widget(client, "gc-first")).json()
+    second = _create(client, _widget(client, "gc-second")).json()
+    body = _widget(client, "gc-shared")
+    body["metadata"]["ownerReferences"] = [
+        {"apiVersion": o["apiVersion"], "kind": "Widget", "name": o["metadata"]["name"], "uid": o["metadata"]["uid"]} for o in (first, second)
+    ]
+    assert _create(client, body).status_code == 201
+    path = _path(client)
+    client.delete(f"{path}/gc-first")
+    assert _eventually(lambda: [r["name"] for r in client.get(f"{path}/gc-shared").json()["metadata"].get("ownerReferences", [])] == ["gc-second"])

@@ -359,5 +359,9 @@ async def _write_definitions(
 
 
 def startup(api: ServedAPI) -> None:
-    """What the server does before it takes requests: the namespaces every cluster has."""
+    """What the server does before it takes requests: the namespaces every cluster has, and
+    the garbage collector of ownerReferences."""
     namespaces.ensure_initial(api)
+    from kgen.serve.collector import GarbageCollector
+
+    GarbageCollector(api).start()

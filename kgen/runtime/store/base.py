@@ -60,6 +60,11 @@ class StoreBase:
 
     # -- keys and encoding -------------------------------------------------------------------
 
+    @property
+    def prefix(self) -> str:
+        """The key prefix every object of the resource is stored under."""
+        return self._base
+
     def key(self, name: str, namespace: str = "") -> str:
         """The storage key of an object: `<prefix><group>/<resource>/<namespace>/<name>`."""
         if not name:
