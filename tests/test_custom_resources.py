@@ -512,3 +512,16 @@ def test_a_dependent_with_another_living_owner_only_loses_the_reference(client):
     path = _path(client)
     client.delete(f"{path}/gc-first")
     assert _eventually(lambda: [r["name"] for r in client.get(f"{path}/gc-shared").json()["metadata"].get("ownerReferences", [])] == ["gc-second"])
+
+
+def test_unknown_metadata_fields_are_dropped_as_unknown_fields(client):
+    """A custom resource's metadata is ObjectMeta: what it has no field for is dropped, and
+    reported as an unknown field like any other (a Warning, or 400 with Strict)."""
+    body = _widget(client, "meta-extra")
+    body["metadata"]["colour"] = "blue"
+    made = _create(client, body)
+    assert made.status_code == 201 and "colour" not in made.json()["metadata"]
+    assert made.headers["warning"] == '299 - "unknown field \\"metadata.colour\\""'
+    body["metadata"]["name"] = "meta-strict"
+    strict = _create(client, body, fieldValidation="Strict")
+    assert strict.status_code == 400 and 'unknown field "metadata.colour"' in strict.json()["message"]

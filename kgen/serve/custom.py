@@ -107,7 +107,7 @@ class CustomResourceFlow:
                 f"{_go_type(metadata)}, expected map[string]interface{{}}"
             )
         schema = self.schemas[version]
-        unknown = [f'unknown field "{path}"' for path in prune(obj, schema)]
+        unknown = [f'unknown field "{path}"' for path in sorted(prune(obj, schema) + _prune_metadata(obj))]
         if unknown and field_validation is FieldValidation.STRICT:
             raise bad_request(
                 "strict decoding error: " + ", ".join(unknown), [StatusCause("FieldValueInvalid", p) for p in unknown]
@@ -219,6 +219,26 @@ class CustomResourceStrategy(DefaultStrategy):
 
     def validate_update(self, obj: dict[str, Any], old: dict[str, Any]) -> None:
         self._check(obj, old)
+
+
+_OBJECT_META = frozenset({
+    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation", "creationTimestamp",
+    "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences", "finalizers",
+    "managedFields",
+})  # fmt: skip
+"""The fields of ObjectMeta: a custom resource's metadata keeps these and nothing else."""
+
+
+def _prune_metadata(obj: dict[str, Any]) -> list[str]:
+    """Drop what ObjectMeta has no field for (the API server decodes metadata into ObjectMeta);
+    the dropped fields' paths."""
+    metadata = obj.get("metadata")
+    if not isinstance(metadata, dict):
+        return []
+    unknown = sorted(key for key in metadata if key not in _OBJECT_META)
+    for key in unknown:
+        del metadata[key]
+    return [f"metadata.{key}" for key in unknown]
 
 
 def _go_type(value: Any) -> str:
