@@ -145,6 +145,11 @@ class ServedAPI:
         resources = list(loaded.resources)
         if not any(r.group == "" and r.plural == "namespaces" for r in resources):
             resources.append(NAMESPACES)
+        from kgen.serve.builtins import BUILTINS
+
+        served = {(r.group, r.plural) for r in resources}
+        schema_driven = [r for r in BUILTINS if (r.group, r.plural) not in served]
+        resources += schema_driven
         for resource in resources:
             builtin = resource is NAMESPACES
             storage = resource.storage
@@ -163,6 +168,11 @@ class ServedAPI:
             flow: Any
             if builtin:
                 flow = NamespaceFlow()
+            elif resource in schema_driven:  # Events, Leases: kgen's schemas, built-in semantics
+                flow = CustomResourceFlow(
+                    resource.group, resource.kind, resource.storage_version, {v.version: v.schema for v in resource.versions},
+                    None, webhook_conversion=False, namespaced=resource.namespaced,
+                )  # fmt: skip
             else:
                 flow = KindFlow(resource.group, resource.kind, resource.storage_version, gates, loaded.scheme)
                 if resource.custom:  # served as the apiextensions-apiserver serves it, by its CRD's schemas
