@@ -548,7 +548,10 @@ def test_events_and_leases_are_served_as_built_in_kinds(client):
         made = client.post("/api/v1/namespaces/default/events", json=event)
     assert made.status_code == 201, made.text[:300]
     assert made.json()["reason"] == "Reconciled"
-    assert _invalid(client.post("/api/v1/namespaces/default/events", json={**event, "metadata": {"name": "bad"}, "count": "x"}))[0][1] == "count"
+    # A count that is no integer is refused and nothing is stored (a cluster's typed decoder
+    # says 400 where this schema says 422 at `count`).
+    refused = client.post("/api/v1/namespaces/default/events", json={**event, "metadata": {"name": "bad"}, "count": "x"})
+    assert refused.status_code in (400, 422) and client.get("/api/v1/namespaces/default/events/bad").status_code == 404
     leases = "/apis/coordination.k8s.io/v1/namespaces/default/leases"
     lease = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": f"leader-{client.group}"},
              "spec": {"holderIdentity": "a", "leaseDurationSeconds": 15}}  # fmt: skip
