@@ -561,3 +561,15 @@ def test_events_and_leases_are_served_as_built_in_kinds(client):
     renewed = client.patch(f"{leases}/leader-{client.group}", content='{"spec":{"renewTime":"2026-01-01T00:00:01.000000Z"}}',
                            headers={"Content-Type": "application/strategic-merge-patch+json"})  # fmt: skip
     assert renewed.status_code == 200 and renewed.json()["spec"]["holderIdentity"] == "b"
+
+
+def test_a_field_given_twice_is_a_duplicate_field(client):
+    """Strict decoding reports a key given twice in the JSON text (`duplicate field`), as it
+    reports unknown fields: a Warning by default, 400 with Strict; the last value wins."""
+    text = '{"apiVersion":"%s/v1","kind":"Widget","metadata":{"name":"%s"},"spec":{"color":"red","color":"blue"}}'
+    warned = client.post(_path(client), content=text % (client.group, "twice"), headers={"Content-Type": "application/json"})
+    assert warned.status_code == 201 and warned.json()["spec"]["color"] == "blue"
+    assert warned.headers["warning"] == '299 - "duplicate field \\"spec.color\\""'
+    strict = client.post(_path(client), content=text % (client.group, "twice-strict"), params={"fieldValidation": "Strict"},
+                         headers={"Content-Type": "application/json"})  # fmt: skip
+    assert strict.status_code == 400 and 'duplicate field "spec.color"' in strict.json()["message"]

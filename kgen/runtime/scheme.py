@@ -368,6 +368,38 @@ class _PairsDict(dict[str, Any]):
                 seen.add(key)
 
 
+def parse_json_with_duplicates(raw: bytes | str) -> tuple[Any, list[str]]:
+    """JSON text as plain data, and `duplicate field "<path>"` for each key it gives twice, in
+    document order, as the API server words them."""
+    repeated: dict[int, list[str]] = {}
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(items)
+        if len(obj) != len(items):
+            seen: set[str] = set()
+            twice = repeated[id(obj)] = []
+            for key, _ in items:
+                if key in seen:
+                    twice.append(key)
+                seen.add(key)
+        return obj
+
+    document = json.loads(raw, object_pairs_hook=pairs, parse_constant=_not_json)
+    if not repeated:
+        return document, []
+    problems: list[str] = []
+    stack: list[tuple[Any, Any]] = [(document, None)]
+    while stack:
+        value, path = stack.pop()
+        if type(value) is dict:
+            for key in repeated.get(id(value), ()):
+                problems.append(f'duplicate field "{_path_text((path, key, False))}"')
+            stack.extend((item, (path, key, False)) for key, item in reversed(list(value.items())))
+        elif type(value) is list:
+            stack.extend((item, (path, index, True)) for index, item in reversed(list(enumerate(value))))
+    return document, problems
+
+
 def field_problems(cls: type, document: Any) -> list[str]:
     """Unknown and duplicate fields of a decoded JSON document, as the API server words them,
     in document order. The walk keeps its own stack: nesting costs no Python recursion."""

@@ -23,7 +23,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from kgen.runtime.errors import APIError, bad_request
-from kgen.runtime.scheme import DecodeResult, FieldValidation, GroupVersion, GroupVersionKind, StatusCause
+from kgen.runtime.scheme import (
+    DecodeResult,
+    FieldValidation,
+    GroupVersion,
+    GroupVersionKind,
+    StatusCause,
+    parse_json_with_duplicates,
+)
 from kgen.runtime.store import DefaultStrategy, ResourceInfo
 from kgen.runtime.structural import (
     Structural,
@@ -82,15 +89,18 @@ class CustomResourceFlow:
         """A request body of this kind in `version`: pruned (unknown fields are warnings, or a
         400 with Strict), nulls dropped, defaulted; 400 when it is another kind or version."""
         try:
-            document = json.loads(data)
+            document, duplicates = parse_json_with_duplicates(data)
         except ValueError as error:
             raise bad_request(f"invalid JSON: {error}") from None
         if not isinstance(document, dict):
             raise bad_request("the object must be a JSON object")
-        return self.decode_dict(document, version, field_validation)
+        return self.decode_dict(document, version, field_validation, duplicates)
 
-    def decode_dict(self, obj: dict[str, Any], version: str, field_validation: FieldValidation) -> DecodeResult:
-        """`decode` of an object that is already JSON data (a patch's result); `obj` is changed."""
+    def decode_dict(
+        self, obj: dict[str, Any], version: str, field_validation: FieldValidation, duplicates: list[str] | None = None
+    ) -> DecodeResult:
+        """`decode` of an object that is already JSON data (a patch's result); `obj` is changed.
+        `duplicates`: the problems of fields the JSON text gave twice."""
         expected = self.api_version(version)
         api_version = obj.setdefault("apiVersion", expected)
         kind = obj.setdefault("kind", self.kind)
@@ -108,6 +118,7 @@ class CustomResourceFlow:
             )
         schema = self.schemas[version]
         unknown = [f'unknown field "{path}"' for path in sorted(prune(obj, schema) + _prune_metadata(obj))]
+        unknown += duplicates or []
         if unknown and field_validation is FieldValidation.STRICT:
             raise bad_request(
                 "strict decoding error: " + ", ".join(unknown), [StatusCause("FieldValueInvalid", p) for p in unknown]
