@@ -201,7 +201,13 @@ def create_app(
         group = request.path_params.get("group", "")
         version = request.path_params["version"]
         rest = [segment for segment in request.path_params["rest"].split("/") if segment != ""]
-        return await _dispatch(request, state, group, version, rest)
+        if group != "apiextensions.k8s.io" or request.method not in ("POST", "PUT", "PATCH", "DELETE"):
+            return await _dispatch(request, state, group, version, rest)
+        try:
+            return await _dispatch(request, state, group, version, rest)
+        finally:  # what the CRDs now define is served, as the API server's CRD controllers do
+            await asyncio.to_thread(state.api.sync_custom_resources)
+            state.documents = Documents(state.api)
 
     async def unknown(request: Request) -> Response:
         raise not_found()
@@ -286,8 +292,6 @@ async def _dispatch(request: Request, state: ServerState, group: str, version: s
         raise not_found()
     if namespace and not endpoint.namespaced:
         raise not_found()
-    if group == "apiextensions.k8s.io" and request.method in ("POST", "PUT", "PATCH", "DELETE"):
-        return await _write_definitions(request, state, group, version, rest)
     call = handlers.Call(request, api, endpoint, namespace, name, subresource)
     request.state.warnings = call.warnings
     request.state.serializers = handlers.serializers(call)
@@ -331,31 +335,6 @@ async def _dispatch(request: Request, state: ServerState, group: str, version: s
     if method == "DELETE" and not subresource:
         return await handlers.delete(call)
     raise method_not_allowed()
-
-
-async def _write_definitions(
-    request: Request, state: ServerState, group: str, version: str, rest: list[str]
-) -> Response:
-    """A write of CustomResourceDefinitions, then the endpoints, discovery and OpenAPI of
-    what they define (as the API server's CRD controllers bring them up)."""
-    endpoint = state.api.endpoint(group, version, rest[0])
-    name = rest[1] if len(rest) > 1 else ""
-    subresource = rest[2] if len(rest) > 2 else ""
-    call = handlers.Call(request, state.api, endpoint, "", name, subresource)
-    request.state.warnings = call.warnings
-    request.state.serializers = handlers.serializers(call)
-    method = request.method
-    if not name:
-        response = await (handlers.create(call) if method == "POST" else handlers.delete_collection(call))
-    elif method == "PUT":
-        response = await handlers.update(call)
-    elif method == "PATCH":
-        response = await patching.patch(call)
-    else:
-        response = await handlers.delete(call)
-    await asyncio.to_thread(state.api.sync_custom_resources)
-    state.documents = Documents(state.api)
-    return response
 
 
 def startup(api: ServedAPI) -> None:

@@ -43,6 +43,8 @@ class GarbageCollector:
         """key -> (where it is, the object) of every object that has owners or dependents."""
         self.uids: dict[str, str] = {}
         """uid -> key, of every object seen."""
+        self._indexed_endpoints: Any = None
+        self._by_prefix: list[tuple[str, ResourceStore]] = []
         self._thread = threading.Thread(target=self._run, name="kgen-garbage-collector", daemon=True)
 
     def start(self) -> None:
@@ -50,12 +52,18 @@ class GarbageCollector:
 
     # -- following the store ---------------------------------------------------------------------
 
-    def _stores(self) -> dict[str, ResourceStore]:
-        """Each resource's store by its key prefix."""
-        return {endpoint.store.prefix: endpoint.store for endpoint in self.api.endpoints.values()}
+    def _prefixes(self) -> list[tuple[str, ResourceStore]]:
+        """Each resource's store by its key prefix, longest first (made again when the served
+        endpoints change: a CRD was written)."""
+        endpoints = self.api.endpoints
+        if endpoints is not self._indexed_endpoints:
+            stores = {endpoint.store.prefix: endpoint.store for endpoint in endpoints.values()}
+            self._by_prefix = sorted(stores.items(), key=lambda item: -len(item[0]))
+            self._indexed_endpoints = endpoints
+        return self._by_prefix
 
     def _where(self, key: str) -> Ref | None:
-        for prefix, store in sorted(self._stores().items(), key=lambda item: -len(item[0])):
+        for prefix, store in self._prefixes():
             if key.startswith(prefix):
                 rest = key[len(prefix) :].split("/")
                 return (store, rest[0], rest[1]) if len(rest) == 2 else (store, "", rest[0])
@@ -106,9 +114,10 @@ class GarbageCollector:
         uid = metadata.get("uid", "")
         if uid:
             self.uids[uid] = key
-        for owner in self._owner_uids(obj):
+        owners = self._owner_uids(obj)
+        for owner in owners:
             self.dependents[owner].add(key)
-        if self._owner_uids(obj) or uid in self.dependents or _collecting(obj):
+        if owners or uid in self.dependents or _collecting(obj):
             where = self._where(key)
             if where is not None:
                 self.objects[key] = (where, obj)

@@ -105,7 +105,7 @@ async def patch(call: Call) -> Response:
             new = field_manager.apply(live, applied, manager, force=bool(force))
         else:
             assert live is not None  # the store answers 404 for a patch of nothing
-            patched = _patched(patch_type, live, body, endpoint)
+            patched = patched_object(patch_type, live, body, endpoint.type_ref)
             new = field_manager.update(live, patched, manager)
         # An apply configuration's fields were checked above; the merged object holds live fields too.
         result = flow.decode_dict(new, version, FieldValidation.IGNORE if is_apply else field_validation)
@@ -136,13 +136,14 @@ async def patch(call: Call) -> Response:
     return await retry_too_large(write)
 
 
-def _patched(patch_type: str, live: dict[str, Any], body: bytes, endpoint: Any) -> dict[str, Any]:
+def patched_object(patch_type: str, live: dict[str, Any], body: bytes, type_ref: Any) -> dict[str, Any]:
+    """`live` with a JSON, merge or strategic merge patch applied (strategic by `type_ref`)."""
     patched: dict[str, Any]
     if patch_type == JSON_PATCH:
         patched = apply_json_patch(live, body)
-        return patched
-    if patch_type == MERGE_PATCH:
+    elif patch_type == MERGE_PATCH:
         patched = apply_merge_patch(live, body)
-        return patched
-    assert patch_type == STRATEGIC_MERGE_PATCH
-    return apply_strategic_merge_patch(live, body, endpoint.type_ref, custom_resource=False)
+    else:
+        assert patch_type == STRATEGIC_MERGE_PATCH
+        patched = apply_strategic_merge_patch(live, body, type_ref, custom_resource=False)
+    return patched

@@ -16,13 +16,14 @@ from typing import Any
 from starlette.responses import Response
 
 from kgen.runtime.errors import APIError, bad_request
-from kgen.runtime.patch import apply_json_patch, apply_merge_patch, apply_strategic_merge_patch
 from kgen.runtime.patch.errors import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from kgen.runtime.store import errors as store_errors
 from kgen.runtime.store.engine import UpdateResult
+from kgen.runtime.store.resource import json_copy
 from kgen.runtime.validation.field import Path, invalid, invalid_error
 from kgen.serve.handlers import Call, negotiate_object, read_weighed_body
 from kgen.serve.negotiation import body_media_type, unsupported_media_type
+from kgen.serve.patching import patched_object
 from kgen.serve.respond import object_response
 
 SCALE_PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH)
@@ -106,17 +107,7 @@ async def patch_scale(call: Call) -> Response:
     if patch_type == APPLY_PATCH or patch_type not in SCALE_PATCH_TYPES:
         raise unsupported_media_type(SCALE_PATCH_TYPES)
     body = await read_weighed_body(call)
-
-    def patched(current: dict[str, Any]) -> dict[str, Any]:
-        if patch_type == JSON_PATCH:
-            result: dict[str, Any] = apply_json_patch(current, body)
-        elif patch_type == MERGE_PATCH:
-            result = apply_merge_patch(current, body)
-        else:
-            result = apply_strategic_merge_patch(current, body, None)
-        return result
-
-    return await _write_scale(call, patched)
+    return await _write_scale(call, lambda current: patched_object(patch_type, current, body, None))
 
 
 async def _write_scale(call: Call, new_scale: Any) -> Response:
@@ -127,7 +118,7 @@ async def _write_scale(call: Call, new_scale: Any) -> Response:
         assert current is not None  # the store answers 404 for a scale of nothing
         versioned = flow.from_storage(current, version)
         if versioned is current:
-            versioned = json.loads(json.dumps(current))
+            versioned = json_copy(current)
         scale = new_scale(scale_of(versioned, paths))
         _check_scale(scale, call.name)
         wanted = (scale.get("metadata") or {}).get("resourceVersion") or ""

@@ -85,18 +85,7 @@ def _prune(x: Any, s: Structural | None, paths: _Paths) -> None:
                 del x[k]
             return
         for k in list(x):
-            if s.embedded_resource and k in _META_FIELDS:
-                continue
-            prop = s.properties.get(k)
-            if prop is not None:
-                mark = paths.push_key(k)
-                _prune(x[k], prop, paths)
-                paths.pop(mark)
-            elif s.additional_properties is not None:
-                mark = paths.push_key(k)
-                _prune(x[k], s.additional_properties_schema, paths)
-                paths.pop(mark)
-            else:
+            if not _prune_specified(x, k, s, paths):
                 # a stray apiVersion/kind/metadata at the top is dropped without a report
                 if k not in _META_FIELDS or paths.parts:
                     paths.record(k)
@@ -109,23 +98,27 @@ def _prune(x: Any, s: Structural | None, paths: _Paths) -> None:
             paths.pop(mark)
 
 
+def _prune_specified(x: dict[str, Any], k: str, s: Structural, paths: _Paths) -> bool:
+    """Prune below `x[k]` when the schema specifies it (or keeps it, as an embedded resource's
+    metadata); False when the schema does not know the field."""
+    if s.embedded_resource and k in _META_FIELDS:
+        return True
+    prop = s.properties.get(k)
+    if prop is None and s.additional_properties is None:
+        return False
+    mark = paths.push_key(k)
+    _prune(x[k], prop if prop is not None else s.additional_properties_schema, paths)
+    paths.pop(mark)
+    return True
+
+
 def _keep_unknown(x: Any, s: Structural | None, paths: _Paths) -> None:
     """Below `x-kubernetes-preserve-unknown-fields`: unknown fields stay, known ones are pruned."""
     if s is None:
         return
     if isinstance(x, dict):
         for k in list(x):
-            if s.embedded_resource and k in _META_FIELDS:
-                continue
-            prop = s.properties.get(k)
-            if prop is not None:
-                mark = paths.push_key(k)
-                _prune(x[k], prop, paths)
-                paths.pop(mark)
-            elif s.additional_properties is not None:
-                mark = paths.push_key(k)
-                _prune(x[k], s.additional_properties_schema, paths)
-                paths.pop(mark)
+            _prune_specified(x, k, s, paths)
     elif isinstance(x, list):
         for i, v in enumerate(x):
             mark = paths.push_index(i)
