@@ -1,7 +1,8 @@
 """Custom resources served as a cluster serves them: by their CRD's structural schemas.
 
 A small kubebuilder-style API (two versions of a Widget, the CRD's conversion strategy None)
-is served by `FakeCluster`, and each check names the upstream behaviour it reproduces:
+is served by `FakeCluster` and by `kgen serve` on SQLite and on etcd, from its Go types and
+from its CRD installed at runtime, and each check names the upstream behaviour it reproduces:
 apiextensions-apiserver's pruning, defaulting and validation (pkg/apiserver/schema/...,
 pkg/apiserver/validation/validation.go), its custom resource strategy
 (pkg/registry/customresource/strategy.go) and kube-apiserver's handlers
@@ -12,12 +13,18 @@ from __future__ import annotations
 
 import copy
 import json
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from conftest import write_tree
+from tests.serve_fixtures import ServeProcess
+from tests.store_fixtures import etcd_server  # noqa: F401
 
 DOC = """
 // +k8s:deepcopy-gen=package
@@ -32,6 +39,7 @@ package {version}
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -87,6 +95,25 @@ type WidgetSpec struct {{
 	// Config is free-form.
 	// +optional
 	Config *WidgetConfig `json:"config,omitempty"`
+
+	// Template is an object the widget makes.
+	// +optional
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:EmbeddedResource
+	Template *runtime.RawExtension `json:"template,omitempty"`
+
+	// Ports of the widget, by name.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Ports []WidgetPort `json:"ports,omitempty"`
+}}
+
+// WidgetPort is one named port.
+type WidgetPort struct {{
+	Name string `json:"name"`
+	// +optional
+	Number int32 `json:"number,omitempty"`
 }}
 
 // WidgetConfig keeps whatever it is given besides its mode.
@@ -104,6 +131,8 @@ type WidgetStatus struct {{
 	Replicas int32 `json:"replicas,omitempty"`
 	// +optional
 	Selector string `json:"selector,omitempty"`
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 }}
 
 // +kubebuilder:object:root=true
@@ -115,6 +144,7 @@ type WidgetList struct {{
 	Items           []Widget `json:"items"`
 }}
 """
+
 
 def _files() -> dict[str, str]:
     files = {
@@ -128,19 +158,45 @@ def _files() -> dict[str, str]:
 
 
 class Served(httpx.Client):
-    """A client of the fake cluster, and the group its Widgets are served in."""
+    """A client of the cluster, and the group its Widgets are served in."""
 
     group = "shop.example.com"
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    from kgen.serve.fake import FakeCluster
+@dataclass
+class Cluster:
+    """One way of serving the Widgets' API: the directory of its sources, and its clients."""
 
+    root: Path
+    connect: Callable[[], Served]
+
+
+SERVERS = [
+    "fake",
+    pytest.param("serve-sqlite", marks=pytest.mark.slow),
+    pytest.param("serve-etcd", marks=pytest.mark.slow),
+]
+
+
+@pytest.fixture(scope="module", params=SERVERS)
+def cluster(request, tmp_path_factory):
+    """The Widgets' API served by `FakeCluster` in process (memory storage), and by `kgen serve`
+    (a subprocess, over TLS) on SQLite and on etcd: every check below runs on all three."""
     root = write_tree(tmp_path_factory.mktemp("custom-resources"), _files())
-    with FakeCluster(config=root / "pyproject.toml") as fake:
-        fake.root = root
-        yield fake
+    if request.param == "fake":
+        from kgen.serve.fake import FakeCluster, _SyncBridge
+
+        with FakeCluster(config=root / "pyproject.toml") as fake:
+            yield Cluster(root, lambda: Served(transport=_SyncBridge(fake), base_url="https://fake.cluster"))
+        return
+    if request.param == "serve-etcd":
+        storage = f"etcd:{request.getfixturevalue('etcd_server').endpoint}"
+        extra: tuple[str, ...] = ("--storage-prefix", f"/kgen-test-{uuid.uuid4().hex[:8]}/registry/")
+    else:
+        storage, extra = f"sqlite:{root / 'store.db'}", ()
+    with ServeProcess(*extra, storage=storage, config=root / "pyproject.toml") as server:
+        headers = {"Authorization": f"Bearer {server.token}"} if server.token else {}
+        yield Cluster(root, lambda: Served(base_url=server.url, headers=headers, verify=server.verify(), timeout=30.0))
 
 
 @pytest.fixture(scope="module", params=["generated", "installed"])
@@ -151,16 +207,18 @@ def client(request, cluster):
     from kgen import pipeline
     from kgen.generators import GENERATORS
     from kgen.options import resolve_options
-    from kgen.serve.fake import _SyncBridge
 
-    with Served(transport=_SyncBridge(cluster), base_url="https://fake.cluster") as http:
+    with cluster.connect() as http:
         if request.param == "installed":
             import yaml
 
             options = resolve_options(config_path=cluster.root / "pyproject.toml", registered=tuple(GENERATORS))
             files = {f.path: f.content for f in pipeline.generate(options, use_cache=False).files}
             text = files["crds/shop.example.com_widgets.yaml"].replace("shop.example.com", "shop-installed.example.com")
-            created = http.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=yaml.safe_load(text.split("---\n", 1)[1]))
+            created = http.post(
+                "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                json=yaml.safe_load(text.split("---\n", 1)[1]),
+            )
             assert created.status_code == 201, created.text[:500]
             http.group = "shop-installed.example.com"
         yield http
@@ -210,10 +268,16 @@ def test_a_nullable_field_keeps_its_null_and_others_lose_theirs(client):
 
 
 def test_a_missing_required_field_is_required_value(client):
-    """validation.go: kube-openapi's required failure is field.Required at the field."""
+    """validation.go: kube-openapi's required failure is field.Required at the field; after
+    such an error the CRD's CEL rules are not run (customresource/strategy.go hasBlockingErr)
+    and the answer says so at <nil>."""
     body = _widget(client, "norequired")
     del body["spec"]["color"]
-    assert _invalid(_create(client, body)) == [("FieldValueRequired", "spec.color", "Required value")]
+    assert _invalid(_create(client, body)) == [
+        ("FieldValueRequired", "spec.color", "Required value"),
+        ("FieldValueInvalid", "<nil>", "Invalid value: null: some validation rules were not checked because the object "
+         "was invalid; correct the existing errors to complete validation"),
+    ]  # fmt: skip
 
 
 def test_a_value_of_the_wrong_type_is_422_type_invalid(client):
@@ -226,14 +290,20 @@ def test_a_value_of_the_wrong_type_is_422_type_invalid(client):
         ("FieldValueInvalid", "<nil>", 'Invalid value: "": "spec.port" must validate at least one schema (anyOf)'),
         ("FieldValueTypeInvalid", "spec.port", 'Invalid value: "boolean": spec.port in body must be of type integer: "boolean"'),
         ("FieldValueTypeInvalid", "spec.replicas", 'Invalid value: "string": spec.replicas in body must be of type integer: "string"'),
-    ]
+        # The scale subresource's replicas path is read as an integer (customresource/validator.go ValidateScaleSpec).
+        ("FieldValueInvalid", ".spec.replicas", "Invalid value: 0: .spec.replicas accessor error: three is of the type string, expected int64"),
+        ("FieldValueInvalid", "<nil>", "Invalid value: null: some validation rules were not checked because the object "
+         "was invalid; correct the existing errors to complete validation"),
+    ]  # fmt: skip
     assert _create(client, _widget(client, "port-name", port="http")).status_code == 201
     assert _create(client, _widget(client, "port-number", port=8080)).status_code == 201
 
 
 def test_a_pattern_error_uses_the_apiextensions_wording(client):
     causes = _invalid(_create(client, _widget(client, "pattern", color="Red!")))
-    assert causes == [("FieldValueInvalid", "spec.color", "Invalid value: \"Red!\": spec.color in body should match '^[a-z]+$'")]
+    assert causes == [
+        ("FieldValueInvalid", "spec.color", "Invalid value: \"Red!\": spec.color in body should match '^[a-z]+$'")
+    ]
 
 
 def test_unknown_fields_are_pruned_but_preserved_under_preserve_unknown_fields(client):
@@ -253,7 +323,8 @@ def test_each_version_is_validated_by_its_own_schema(client):
     (maxLength 10) and not v1 (maxLength 5)."""
     assert _create(client, _widget(client, "beta-label", "v1beta1", label="eightchr"), "v1beta1").status_code == 201
     causes = _invalid(_create(client, _widget(client, "v1-label", label="eightchr")))
-    assert causes == [("FieldValueTooLong", "spec.label", "Too long: may not be more than 5 bytes")]
+    assert causes[0] == ("FieldValueTooLong", "spec.label", "Too long: may not be more than 5 bytes")
+    assert [c[1] for c in causes[1:]] == ["<nil>"]  # Too long blocks the CEL rules (strategy.go hasBlockingErr)
     # Stored in v1 (conversion strategy None: only the apiVersion changes), read through both.
     read = client.get(_path(client, "v1") + "/beta-label").json()
     assert read["apiVersion"] == f"{client.group}/v1" and read["spec"]["label"] == "eightchr"
@@ -324,10 +395,16 @@ def test_the_scale_subresource_reads_and_writes_the_paths_of_the_crd(client):
     assert updated.status_code == 200 and updated.json()["spec"] == {"replicas": 5}
     assert client.get(_path(client, "v1") + "/scaled").json()["spec"]["replicas"] == 5
     assert client.put(path, json=scale).status_code == 409  # its resourceVersion is stale now
-    merged = client.patch(path, content='{"spec":{"replicas":7}}', headers={"Content-Type": "application/merge-patch+json"})
+    merged = client.patch(
+        path, content='{"spec":{"replicas":7}}', headers={"Content-Type": "application/merge-patch+json"}
+    )
     assert merged.json()["spec"]["replicas"] == 7
-    negative = client.patch(path, content='{"spec":{"replicas":-1}}', headers={"Content-Type": "application/merge-patch+json"})
-    assert _invalid(negative) == [("FieldValueInvalid", "spec.replicas", "Invalid value: -1: must be greater than or equal to 0")]
+    negative = client.patch(
+        path, content='{"spec":{"replicas":-1}}', headers={"Content-Type": "application/merge-patch+json"}
+    )
+    assert _invalid(negative) == [
+        ("FieldValueInvalid", "spec.replicas", "Invalid value: -1: must be greater than or equal to 0")
+    ]
     resources = client.get(f"/apis/{client.group}/v1").json()["resources"]
     scale_entry = next(r for r in resources if r["name"] == "widgets/scale")
     assert (scale_entry["group"], scale_entry["version"], scale_entry["kind"]) == ("autoscaling", "v1", "Scale")
@@ -343,11 +420,181 @@ def test_the_openapi_v3_document_names_a_custom_resource_by_group_and_version(cl
     widget = schemas[f"{reversed_group}.v1.Widget"]
     assert widget["x-kubernetes-group-version-kind"] == [{"group": client.group, "kind": "Widget", "version": "v1"}]
     assert widget["properties"]["spec"]["properties"]["label"]["maxLength"] == 5  # inline, this version's
-    assert "$ref" not in json.dumps(widget["properties"]["spec"])
-    assert schemas[f"{reversed_group}.v1.WidgetList"]["properties"]["items"]["items"] == {"$ref": f"#/components/schemas/{reversed_group}.v1.Widget"}
+    spec = widget["properties"]["spec"]["properties"]
+    assert "$ref" not in json.dumps({name: value for name, value in spec.items() if name != "template"})
+    # An embedded resource is given apiVersion, kind and metadata (builder.go addEmbeddedProperties).
+    template = spec["template"]
+    assert template["properties"]["metadata"]["allOf"] == [
+        {"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
+    ]
+    assert template["required"] == ["kind", "apiVersion"] and template["properties"]["kind"]["type"] == "string"
+    assert schemas[f"{reversed_group}.v1.WidgetList"]["properties"]["items"]["items"] == {
+        "$ref": f"#/components/schemas/{reversed_group}.v1.Widget"
+    }
     assert not [name for name in schemas if not name.startswith(("io.k8s.", f"{reversed_group}.v1."))]
     get = document["paths"][f"/apis/{client.group}/v1/namespaces/{{namespace}}/widgets/{{name}}"]["get"]
-    assert get["responses"]["200"]["content"]["application/json"]["schema"]["$ref"] == f"#/components/schemas/{reversed_group}.v1.Widget"
+    assert (
+        get["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+        == f"#/components/schemas/{reversed_group}.v1.Widget"
+    )
+
+
+def test_an_embedded_resource_says_what_it_is_and_keeps_its_metadata(client):
+    """schema/objectmeta/validation.go: an x-kubernetes-embedded-resource object needs
+    apiVersion and kind, and its metadata is ObjectMeta (a name is a path segment); pruning
+    keeps apiVersion, kind and metadata of it (schema/pruning)."""
+    template = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "made", "labels": {"a": "b"}},
+        "data": {"k": "v"},
+    }
+    made = _create(client, _widget(client, "embedded", template=template))
+    assert made.status_code == 201, made.text[:300]
+    assert made.json()["spec"]["template"] == template
+    causes = _invalid(
+        _create(client, _widget(client, "embedded-bad", template={"kind": "Config Map", "metadata": {"name": "a/b"}}))
+    )
+    assert causes == [
+        ("FieldValueRequired", "spec.template.apiVersion", "Required value"),
+        ("FieldValueInvalid", "spec.template.kind", 'Invalid value: "Config Map": may have mixed case, but should otherwise match: '
+         "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, "
+         "and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is "
+         "'[a-z]([-a-z0-9]*[a-z0-9])?')"),
+        ("FieldValueInvalid", "spec.template.metadata.name", "Invalid value: \"a/b\": may not contain '/'"),
+        ("FieldValueInvalid", "<nil>", "Invalid value: null: some validation rules were not checked because the object "
+         "was invalid; correct the existing errors to complete validation"),
+    ]  # fmt: skip
+
+
+def test_a_list_map_refuses_two_items_with_one_key(client):
+    """schema/listtype/validation.go: items of an x-kubernetes-list-type map with the same
+    x-kubernetes-list-map-keys are a Duplicate value at the second."""
+    causes = _invalid(
+        _create(client, _widget(client, "ports", ports=[{"name": "http"}, {"name": "http", "number": 2}]))
+    )
+    assert [(reason, where) for reason, where, _ in causes] == [("FieldValueDuplicate", "spec.ports[1]")]
+    assert _create(client, _widget(client, "ports-ok", ports=[{"name": "http"}, {"name": "https"}])).status_code == 201
+
+
+def test_an_update_must_name_the_resource_version_it_replaces(client):
+    """customresource/strategy.go AllowUnconditionalUpdate is false: a PUT without
+    metadata.resourceVersion is 422 at that field; a stale one is 409 Conflict (an update
+    that changes nothing writes nothing, so its resourceVersion stays current)."""
+    created = _create(client, _widget(client, "conditional")).json()
+    path = _path(client) + "/conditional"
+    unconditional = copy.deepcopy(created)
+    del unconditional["metadata"]["resourceVersion"]
+    assert _invalid(client.put(path, json=unconditional)) == [
+        ("FieldValueInvalid", "metadata.resourceVersion", "Invalid value: 0x0: must be specified for an update")
+    ]
+    assert client.put(path, json=created).status_code == 200  # unchanged: nothing written, the same resourceVersion
+    created["spec"]["tier"] = "gold"
+    assert client.put(path, json=created).status_code == 200
+    stale = client.put(path, json=created)
+    assert stale.status_code == 409 and stale.json()["reason"] == "Conflict"
+
+
+def test_a_delete_answers_a_status_naming_what_went(client):
+    """The generic registry's finalizeDelete for a store that returns no deleted object
+    (custom resources): a Status Success with the name, group, resource as kind, and uid."""
+    created = _create(client, _widget(client, "gone")).json()
+    deleted = client.delete(_path(client) + "/gone").json()
+    assert (deleted["kind"], deleted["status"]) == ("Status", "Success")
+    assert deleted["details"] == {
+        "name": "gone",
+        "group": client.group,
+        "kind": "widgets",
+        "uid": created["metadata"]["uid"],
+    }
+    missing = client.delete(_path(client) + "/gone")
+    assert missing.status_code == 404 and missing.json()["reason"] == "NotFound"
+
+
+def test_generation_counts_changes_of_the_spec_only(client):
+    """customresource/strategy.go: generation is 1 on create and goes up by one on an update
+    that changes anything but metadata and status (with a status subresource); status is
+    written only through /status, where generation stays, so observedGeneration can follow."""
+    created = _create(client, _widget(client, "generations")).json()
+    path = _path(client) + "/generations"
+    assert created["metadata"]["generation"] == 1
+    created["metadata"]["labels"] = {"seen": "yes"}
+    labelled = client.put(path, json=created).json()
+    assert labelled["metadata"]["generation"] == 1
+    labelled["spec"]["replicas"] = 9
+    labelled["status"] = {"ready": True}  # ignored on the main resource
+    changed = client.put(path, json=labelled).json()
+    assert changed["metadata"]["generation"] == 2 and "status" not in changed
+    changed["status"] = {"ready": True, "observedGeneration": changed["metadata"]["generation"]}
+    observed = client.put(path + "/status", json=changed).json()
+    assert observed["metadata"]["generation"] == 2 and observed["status"]["observedGeneration"] == 2
+    merge = {"Content-Type": "application/merge-patch+json"}
+    assert client.patch(path, content='{"spec":{"tier":"gold"}}', headers=merge).json()["metadata"]["generation"] == 3
+
+
+def test_the_scale_paths_are_checked_on_every_write(client):
+    """customresource/validator.go ValidateScaleSpec: the value at specReplicasPath must be a
+    non-negative integer that fits an int32, reported at the path as the CRD writes it."""
+    causes = _invalid(_create(client, _widget(client, "negative", replicas=-1)))
+    assert causes == [("FieldValueInvalid", ".spec.replicas", "Invalid value: -1: should be a non-negative integer")]
+
+
+def test_deleting_a_namespace_deletes_its_custom_resources_then_itself(client):
+    """The namespace controller (pkg/controller/namespace/deletion): a deleted namespace is
+    Terminating, refuses new content (NamespaceLifecycle admission: 403 Forbidden), deletes
+    what it holds, waits for finalizers, and goes once it is empty."""
+    namespace = f"doomed-{client.group.split('.')[0]}"
+    assert (
+        client.post(
+            "/api/v1/namespaces", json={"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
+        ).status_code
+        == 201
+    )
+    path = f"/apis/{client.group}/v1/namespaces/{namespace}/widgets"
+    assert client.post(path, json=_widget(client, "plain")).status_code == 201
+    held = _widget(client, "held")
+    held["metadata"]["finalizers"] = ["shop.example.com/cleanup"]
+    assert client.post(path, json=held).status_code == 201
+    terminating = client.delete(f"/api/v1/namespaces/{namespace}").json()
+    assert terminating["status"]["phase"] == "Terminating"
+    refused = client.post(path, json=_widget(client, "late"))
+    assert refused.status_code == 403 and refused.json()["reason"] == "Forbidden"
+    assert "because it is being terminated" in refused.json()["message"]
+    assert _eventually(lambda: client.get(f"{path}/plain").status_code == 404)
+    kept = client.get(f"{path}/held").json()
+    assert kept["metadata"]["deletionTimestamp"] and client.get(f"/api/v1/namespaces/{namespace}").status_code == 200
+    kept["metadata"]["finalizers"] = []
+    assert client.put(f"{path}/held", json=kept).status_code == 200
+    assert _eventually(lambda: client.get(f"/api/v1/namespaces/{namespace}").status_code == 404)
+
+
+def test_the_openapi_v2_document_carries_the_crd_schema_cut_for_v2(client):
+    """controller/openapi/v2/conversion.go ToStructuralOpenAPIV2 and builder.go: /openapi/v2
+    names a custom resource `<reversed group>.<version>.<Kind>`, its schema inline without
+    what v2 cannot say: a nullable field has no type, a field that keeps unknown fields has no
+    properties (nor type object), an embedded resource gets apiVersion, kind and metadata
+    unless it keeps unknown fields; nothing is named by the Go package."""
+    definitions = client.get("/openapi/v2").json()["definitions"]
+    reversed_group = ".".join(reversed(client.group.split(".")))
+    widget = definitions[f"{reversed_group}.v1.Widget"]
+    assert widget["x-kubernetes-group-version-kind"] == [{"group": client.group, "kind": "Widget", "version": "v1"}]
+    spec = widget["properties"]["spec"]["properties"]
+    assert spec["label"] == {"type": "string", "maxLength": 5, "description": "Label of the widget."}
+    assert "type" not in spec["note"] and "nullable" not in spec["note"]
+    assert "properties" not in spec["config"] and "type" not in spec["config"]
+    assert "properties" not in spec["template"]
+    assert spec["port"]["x-kubernetes-int-or-string"] is True and "anyOf" not in spec["port"]
+    assert widget["properties"]["metadata"]["$ref"] == "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+    assert definitions[f"{reversed_group}.v1.WidgetList"]["properties"]["items"]["items"] == {
+        "$ref": f"#/definitions/{reversed_group}.v1.Widget"
+    }
+    served_names = (
+        "com.example.shop.v1.",
+        "com.example.shop.v1beta1.",
+        "com.example.shop-installed.v1.",
+        "com.example.shop-installed.v1beta1.",
+    )
+    assert not [name for name in definitions if "Widget" in name and not name.startswith(served_names)]
 
 
 # -- CustomResourceDefinitions installed while the server runs ------------------------------------
@@ -415,21 +662,37 @@ def test_a_crd_created_at_runtime_serves_its_kind_by_its_schema(client):
     assert conditions == {"NamesAccepted": "True", "Established": "True"}
     assert created.json()["status"]["storedVersions"] == ["v1"]
     path = "/apis/certs.example.io/v1/namespaces/default/certificates"
-    cert = {"apiVersion": "certs.example.io/v1", "kind": "Certificate", "metadata": {"name": "web"}, "spec": {"secretName": "web-tls", "extra": 1}}
+    cert = {
+        "apiVersion": "certs.example.io/v1",
+        "kind": "Certificate",
+        "metadata": {"name": "web"},
+        "spec": {"secretName": "web-tls", "extra": 1},
+    }
     made = client.post(path, json=cert)
     assert made.status_code == 201, made.text[:500]
     assert made.json()["spec"] == {"secretName": "web-tls", "duration": "2160h"}  # pruned, defaulted
     assert made.headers["warning"] == '299 - "unknown field \\"spec.extra\\""'
-    too_long = _invalid(client.post(path, json={**cert, "metadata": {"name": "long"}, "spec": {"secretName": "x" * 21}}))
-    assert too_long == [("FieldValueTooLong", "spec.secretName", "Too long: may not be more than 20 bytes")]
-    empty = _invalid(client.post(path, json={**cert, "metadata": {"name": "empty"}, "spec": {"secretName": "a", "dnsNames": []}}))
+    too_long = _invalid(
+        client.post(path, json={**cert, "metadata": {"name": "long"}, "spec": {"secretName": "x" * 21}})
+    )
+    assert too_long[0] == ("FieldValueTooLong", "spec.secretName", "Too long: may not be more than 20 bytes")
+    assert too_long[1][2].startswith("Invalid value: null: some validation rules were not checked")
+    empty = _invalid(
+        client.post(path, json={**cert, "metadata": {"name": "empty"}, "spec": {"secretName": "a", "dnsNames": []}})
+    )
     assert empty == [("FieldValueInvalid", "spec", 'Invalid value: "object": dnsNames may not be empty')]
     resources = {r["name"] for r in client.get("/apis/certs.example.io/v1").json()["resources"]}
     assert resources == {"certificates", "certificates/status"}
     schemas = client.get("/openapi/v3/apis/certs.example.io/v1").json()["components"]["schemas"]
     assert "io.example.certs.v1.Certificate" in schemas
-    refused = client.post(crds, json={**yaml.safe_load(THIRD_PARTY_CRD), "metadata": {"name": "wrong.certs.example.io"}})
-    assert ("FieldValueInvalid", "metadata.name", 'Invalid value: "wrong.certs.example.io": must be spec.names.plural+"."+spec.group') in _invalid(refused)
+    refused = client.post(
+        crds, json={**yaml.safe_load(THIRD_PARTY_CRD), "metadata": {"name": "wrong.certs.example.io"}}
+    )
+    assert (
+        "FieldValueInvalid",
+        "metadata.name",
+        'Invalid value: "wrong.certs.example.io": must be spec.names.plural+"."+spec.group',
+    ) in _invalid(refused)
     assert client.delete(crds + "/certificates.certs.example.io").status_code == 200
     assert client.get(path).status_code == 404
     assert client.post(crds, json=yaml.safe_load(THIRD_PARTY_CRD)).status_code == 201  # again, empty
@@ -447,9 +710,66 @@ def test_a_fake_cluster_takes_crd_files(tmp_path):
     with FakeCluster(config=REPO / "pyproject.toml", crds=[crd_file]) as cluster:
         with httpx.Client(transport=_SyncBridge(cluster), base_url="https://fake.cluster") as http:
             path = "/apis/certs.example.io/v1/namespaces/default/certificates"
-            made = http.post(path, json={"apiVersion": "certs.example.io/v1", "kind": "Certificate", "metadata": {"name": "a"}, "spec": {"secretName": "s"}})
+            made = http.post(
+                path,
+                json={
+                    "apiVersion": "certs.example.io/v1",
+                    "kind": "Certificate",
+                    "metadata": {"name": "a"},
+                    "spec": {"secretName": "s"},
+                },
+            )
             assert made.status_code == 201 and made.json()["spec"]["duration"] == "2160h"
-            assert http.get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/certificates.certs.example.io").json()["status"]["storedVersions"] == ["v1"]
+            assert http.get(
+                "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/certificates.certs.example.io"
+            ).json()["status"]["storedVersions"] == ["v1"]
+
+
+def test_the_generated_crds_are_installed_and_serve_while_they_stay(tmp_path):
+    """On a cluster the generated CRDs are applied before an operator runs: they are listed
+    (Established), applying them again changes nothing, and deleting one stops serving its
+    kind and deletes its objects (the CRD finalizer); applying it again serves it again."""
+    from kgen.serve.fake import FakeCluster, _SyncBridge
+
+    root = write_tree(tmp_path, _files())
+    with (
+        FakeCluster(config=root / "pyproject.toml") as fake,
+        httpx.Client(transport=_SyncBridge(fake), base_url="https://fake.cluster") as http,
+    ):
+        crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+        listed = {item["metadata"]["name"]: item for item in http.get(crds).json()["items"]}
+        assert list(listed) == ["widgets.shop.example.com"]
+        installed = listed["widgets.shop.example.com"]
+        assert {c["type"]: c["status"] for c in installed["status"]["conditions"]} == {
+            "NamesAccepted": "True",
+            "Established": "True",
+        }
+        assert installed["status"]["storedVersions"] == ["v1"]
+        path = "/apis/shop.example.com/v1/namespaces/default/widgets"
+        body = {
+            "apiVersion": "shop.example.com/v1",
+            "kind": "Widget",
+            "metadata": {"name": "w"},
+            "spec": {"color": "red"},
+        }
+        assert http.post(path, json=body).status_code == 201
+        again = http.post(
+            crds,
+            json={k: installed[k] for k in ("apiVersion", "kind", "spec")}
+            | {"metadata": {"name": "widgets.shop.example.com"}},
+        )
+        assert again.status_code == 409 and again.json()["reason"] == "AlreadyExists"
+        assert http.delete(f"{crds}/widgets.shop.example.com").status_code == 200
+        assert http.get(path).status_code == 404
+        assert "shop.example.com" not in {g["name"] for g in http.get("/apis").json()["groups"]}
+        reinstalled = http.post(
+            crds,
+            json={k: installed[k] for k in ("apiVersion", "kind", "spec")}
+            | {"metadata": {"name": "widgets.shop.example.com"}},
+        )
+        assert reinstalled.status_code == 201
+        assert http.get(path).json()["items"] == []  # its objects went with it
+        assert http.post(path, json=body).status_code == 201
 
 
 # -- garbage collection of ownerReferences ----------------------------------------------------------
@@ -468,7 +788,12 @@ def _eventually(check, seconds: float = 10.0) -> bool:
 
 def _owned(client: Served, name: str, owner: dict[str, Any], block: bool = False) -> dict[str, Any]:
     body = _widget(client, name)
-    reference = {"apiVersion": owner["apiVersion"], "kind": "Widget", "name": owner["metadata"]["name"], "uid": owner["metadata"]["uid"]}
+    reference = {
+        "apiVersion": owner["apiVersion"],
+        "kind": "Widget",
+        "name": owner["metadata"]["name"],
+        "uid": owner["metadata"]["uid"],
+    }
     if block:
         reference["blockOwnerDeletion"] = True
     body["metadata"]["ownerReferences"] = [reference]
@@ -495,7 +820,9 @@ def test_deleting_an_owner_collects_its_dependents_by_the_propagation_policy(cli
     assert _eventually(lambda: client.get(f"{path}/{prefix}-owner").status_code == 404)
     names = [d["metadata"]["name"] for d in dependents] + [grandchild["metadata"]["name"]]
     if policy == "Orphan":
-        assert _eventually(lambda: all("ownerReferences" not in client.get(f"{path}/{n}").json()["metadata"] for n in names[:2]))
+        assert _eventually(
+            lambda: all("ownerReferences" not in client.get(f"{path}/{n}").json()["metadata"] for n in names[:2])
+        )
         assert client.get(f"{path}/{names[2]}").json()["metadata"]["ownerReferences"][0]["name"] == names[0]
     else:
         assert _eventually(lambda: all(client.get(f"{path}/{n}").status_code == 404 for n in names))
@@ -506,12 +833,16 @@ def test_a_dependent_with_another_living_owner_only_loses_the_reference(client):
     second = _create(client, _widget(client, "gc-second")).json()
     body = _widget(client, "gc-shared")
     body["metadata"]["ownerReferences"] = [
-        {"apiVersion": o["apiVersion"], "kind": "Widget", "name": o["metadata"]["name"], "uid": o["metadata"]["uid"]} for o in (first, second)
+        {"apiVersion": o["apiVersion"], "kind": "Widget", "name": o["metadata"]["name"], "uid": o["metadata"]["uid"]}
+        for o in (first, second)
     ]
     assert _create(client, body).status_code == 201
     path = _path(client)
     client.delete(f"{path}/gc-first")
-    assert _eventually(lambda: [r["name"] for r in client.get(f"{path}/gc-shared").json()["metadata"].get("ownerReferences", [])] == ["gc-second"])
+    assert _eventually(
+        lambda: [r["name"] for r in client.get(f"{path}/gc-shared").json()["metadata"].get("ownerReferences", [])]
+        == ["gc-second"]
+    )
 
 
 def test_unknown_metadata_fields_are_dropped_as_unknown_fields(client):
@@ -550,13 +881,17 @@ def test_events_and_leases_are_served_as_built_in_kinds(client):
     assert made.json()["reason"] == "Reconciled"
     # A count that is no integer is refused and nothing is stored (a cluster's typed decoder
     # says 400 where this schema says 422 at `count`).
-    refused = client.post("/api/v1/namespaces/default/events", json={**event, "metadata": {"name": "bad"}, "count": "x"})
+    refused = client.post(
+        "/api/v1/namespaces/default/events", json={**event, "metadata": {"name": "bad"}, "count": "x"}
+    )
     assert refused.status_code in (400, 422) and client.get("/api/v1/namespaces/default/events/bad").status_code == 404
     leases = "/apis/coordination.k8s.io/v1/namespaces/default/leases"
     lease = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": f"leader-{client.group}"},
              "spec": {"holderIdentity": "a", "leaseDurationSeconds": 15}}  # fmt: skip
     assert client.post(leases, json=lease).status_code == 201
-    taken = client.put(f"{leases}/leader-{client.group}", json={**lease, "spec": {"holderIdentity": "b", "leaseDurationSeconds": 15}})
+    taken = client.put(
+        f"{leases}/leader-{client.group}", json={**lease, "spec": {"holderIdentity": "b", "leaseDurationSeconds": 15}}
+    )
     assert taken.status_code == 200 and taken.json()["spec"]["holderIdentity"] == "b"  # no resourceVersion needed
     renewed = client.patch(f"{leases}/leader-{client.group}", content='{"spec":{"renewTime":"2026-01-01T00:00:01.000000Z"}}',
                            headers={"Content-Type": "application/strategic-merge-patch+json"})  # fmt: skip
@@ -567,7 +902,9 @@ def test_a_field_given_twice_is_a_duplicate_field(client):
     """Strict decoding reports a key given twice in the JSON text (`duplicate field`), as it
     reports unknown fields: a Warning by default, 400 with Strict; the last value wins."""
     text = '{"apiVersion":"%s/v1","kind":"Widget","metadata":{"name":"%s"},"spec":{"color":"red","color":"blue"}}'
-    warned = client.post(_path(client), content=text % (client.group, "twice"), headers={"Content-Type": "application/json"})
+    warned = client.post(
+        _path(client), content=text % (client.group, "twice"), headers={"Content-Type": "application/json"}
+    )
     assert warned.status_code == 201 and warned.json()["spec"]["color"] == "blue"
     assert warned.headers["warning"] == '299 - "duplicate field \\"spec.color\\""'
     strict = client.post(_path(client), content=text % (client.group, "twice-strict"), params={"fieldValidation": "Strict"},

@@ -9,6 +9,7 @@ groups, versions and resources discovery shows.
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -132,6 +133,14 @@ class Endpoint:
         return Schema.from_crd_schema({"type": "object", "x-kubernetes-preserve-unknown-fields": True}).root
 
 
+@dataclass
+class _GeneratedKind:
+    """A custom resource of `apis/`: the CRD kgen wrote for it, and its generated endpoints."""
+
+    crd: dict[str, Any]
+    endpoints: dict[tuple[str, str, str], Endpoint] = field(default_factory=dict)
+
+
 class ServedAPI:
     """Every endpoint, by group, version and resource name."""
 
@@ -139,6 +148,9 @@ class ServedAPI:
         self.loaded = loaded
         self.engine = engine
         self.endpoints: dict[tuple[str, str, str], Endpoint] = {}
+        self._generated: dict[tuple[str, str], _GeneratedKind] = {}
+        """Each generated custom resource (by group and plural): served by its endpoints
+        while the CRD the generator wrote for it is the one installed."""
         self.stopping = threading.Event()
         """Set when the server shuts down (background work stops)."""
         gates = dict(feature_gates or {})
@@ -180,6 +192,7 @@ class ServedAPI:
                         resource.group, resource.kind, resource.storage_version,
                         {v.version: v.schema for v in resource.versions}, flow,
                         webhook_conversion=resource.conversion == "Webhook", namespaced=resource.namespaced,
+                        scales={v.version: v.scale for v in resource.versions},
                     )  # fmt: skip
             # Reads and deletes need no validation; namespaces keep their own strategy throughout.
             store = (
@@ -187,11 +200,17 @@ class ServedAPI:
                 if builtin
                 else engine.resource(info)
             )
+            # A generated custom resource is served while its CRD is installed (it is at start).
+            table = (
+                self._generated.setdefault((resource.group, resource.plural), _GeneratedKind(resource.crd)).endpoints
+                if resource.crd
+                else self.endpoints
+            )
             for version in resource.versions:
                 document = loaded.openapi_v3.get(
                     f"apis/{resource.group}/{version.version}" if resource.group else f"api/{version.version}"
                 )
-                self.endpoints[(resource.group, version.version, resource.plural)] = Endpoint(
+                table[(resource.group, version.version, resource.plural)] = Endpoint(
                     resource, version, flow, info, store, document, builtin
                 )
         self._serve_custom_resource_definitions()
@@ -212,7 +231,33 @@ class ServedAPI:
             crds.CRDS, crds.CRDS.versions[0], flow, info, store
         )
         self._static = frozenset(self.endpoints)
+        self._install_generated_definitions()
         self.sync_custom_resources()
+
+    def _install_generated_definitions(self) -> None:
+        """Store the CRD of every generated custom resource, as `kubectl apply -f crds/` does
+        before an operator runs: created when absent, its spec replaced when it differs (a
+        store that outlived a change of `apis/`)."""
+        from kgen.serve import crds
+
+        store = self.definitions
+        for generated in self._generated.values():
+            document = copy.deepcopy(generated.crd)
+            name = document["metadata"]["name"]
+            try:
+                current = store.get(name)
+            except APIError as error:
+                if error.code != 404:
+                    raise
+                store.create(document)
+                continue
+            if current.get("spec") != crds.defaulted_spec(document["spec"]):
+
+                def replace(stored: dict[str, Any] | None, wanted: dict[str, Any] = document) -> dict[str, Any]:
+                    assert stored is not None
+                    return {**stored, "spec": copy.deepcopy(wanted["spec"])}
+
+                store.guaranteed_update(name, "", replace)
 
     @property
     def definitions(self) -> ResourceStore:
@@ -237,10 +282,14 @@ class ServedAPI:
                 continue  # not a CRD the server could serve (validation refuses those)
             if any((resource.group, v.version, resource.plural) in self._static for v in resource.versions):
                 continue
+            generated = self._generated.get((resource.group, resource.plural))
+            if generated and crd.get("spec") == crds.defaulted_spec(generated.crd["spec"]):
+                endpoints.update(generated.endpoints)  # the generator's CRD: served with its generated conversions
+                continue
             flow = CustomResourceFlow(
                 resource.group, resource.kind, resource.storage_version,
                 {v.version: v.schema for v in resource.versions}, None, webhook_conversion=False,
-                namespaced=resource.namespaced,
+                namespaced=resource.namespaced, scales={v.version: v.scale for v in resource.versions},
             )  # fmt: skip
             info = ResourceInfo(
                 group=resource.group, version=resource.storage_version, resource=resource.plural, kind=resource.kind,

@@ -9,8 +9,10 @@ a schema each), and gets the status a cluster's controllers give an accepted CRD
 After every write of a CRD, `sync` brings the served endpoints in line with the stored CRDs:
 each served version of each CRD becomes an endpoint on the schema-driven path of
 `kgen.serve.custom` (conversion strategy None: there is no webhook to call), discovery and
-OpenAPI show it, and the objects of a deleted CRD are deleted with it. A kind that `apis/`
-already serves keeps its generated endpoint (applying kgen's own CRDs changes nothing).
+OpenAPI show it, and the objects of a deleted CRD are deleted with it. The CRDs kgen generates
+for `apis/` are installed when the server starts: while one is stored as generated, its kind
+is served by its generated endpoints (applying kgen's own CRDs changes nothing); a CRD that
+changes it is served by its own schemas, and deleting it stops serving the kind.
 """
 
 from __future__ import annotations
@@ -98,6 +100,13 @@ def _defaulted(spec: dict[str, Any]) -> None:
         names.setdefault("listKind", names["kind"] + "List")
         names.setdefault("singular", names["kind"].lower())
     spec.setdefault("conversion", {"strategy": "None"})
+
+
+def defaulted_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a CRD's spec with the API server's defaults, as it is stored."""
+    copied = copy.deepcopy(spec)
+    _defaulted(copied)
+    return copied
 
 
 def validate(obj: dict[str, Any]) -> list[FieldError]:

@@ -35,22 +35,99 @@ from kgen.runtime.store import DefaultStrategy, ResourceInfo
 from kgen.runtime.structural import (
     Structural,
     default,
+    embedded_resource_errors,
     list_type_errors,
     prune,
     prune_nulls,
+    update_list_type_errors,
     validate,
     validate_update,
 )
 from kgen.runtime.structural.rules import check_rules
-from kgen.runtime.validation.field import FieldError, Path, invalid_error
+from kgen.runtime.validation.field import ErrorType, FieldError, Path, invalid, invalid_error
 from kgen.serve.flow import KindFlow
 
+_BLOCKING = frozenset({
+    ErrorType.NOT_SUPPORTED, ErrorType.REQUIRED, ErrorType.TOO_LONG, ErrorType.TOO_MANY, ErrorType.TYPE_INVALID,
+})  # fmt: skip
+"""Errors after which the CRD's CEL rules are not run (their values may not be what the
+rules expect): the custom resource strategy reports `_RULES_NOT_CHECKED` instead."""
+_RULES_NOT_CHECKED = (
+    "some validation rules were not checked because the object was invalid; correct the existing errors to "
+    "complete validation"
+)
+_MAX_INT32 = 2**31 - 1
 
-def _has_defaults(schema: Mapping[str, Any] | Any) -> bool:
+
+def scale_errors(obj: dict[str, Any], scale: Mapping[str, str]) -> list[FieldError]:
+    """The replicas of the scale subresource's paths must be integers from 0 to 2^31-1 and
+    its label selector a string (the custom resource validator checks them on every write;
+    a missing value is 0 and fine). Paths are reported as the CRD writes them (`.spec.replicas`)."""
+    errors: list[FieldError] = []
+    for key in ("specReplicasPath", "statusReplicasPath"):
+        path = scale.get(key, "")
+        if not path:
+            continue
+        value, problem = _nested(obj, path, "int64")
+        if problem:
+            errors.append(invalid(Path.root(path), 0, problem))
+        elif isinstance(value, int) and value < 0:
+            errors.append(invalid(Path.root(path), value, "should be a non-negative integer"))
+        elif isinstance(value, int) and value > _MAX_INT32:
+            errors.append(invalid(Path.root(path), value, f"should be less than or equal to {_MAX_INT32}"))
+    selector = scale.get("labelSelectorPath", "")
+    if selector:
+        _, problem = _nested(obj, selector, "string")
+        if problem:
+            errors.append(invalid(Path.root(selector), "", problem))
+    return errors
+
+
+def _nested(obj: Any, json_path: str, expected: str) -> tuple[Any, str]:
+    """The value at a `.a.b` path (None when absent) and the accessor problem, as
+    unstructured's Nested* accessors word it."""
+    fields = json_path.lstrip(".").split(".")
+    value: Any = obj
+    for depth, name in enumerate(fields):
+        if not isinstance(value, dict):
+            shown = "." + ".".join(fields[:depth])
+            return (
+                None,
+                f"{shown} accessor error: {_go_print(value)} is of the type {_go_type(value)}, expected map[string]interface{{}}",
+            )
+        if name not in value:
+            return None, ""
+        value = value[name]
+    wanted = int if expected == "int64" else str
+    if value is None or isinstance(value, bool) or not isinstance(value, wanted):
+        return (
+            None,
+            f".{'.'.join(fields)} accessor error: {_go_print(value)} is of the type {_go_type(value)}, expected {expected}",
+        )
+    return value, ""
+
+
+def _go_print(value: Any) -> str:
+    """A value as Go's %v prints what encoding/json decoded."""
+    if value is None:
+        return "<nil>"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value) if not value.is_integer() else str(int(value))
+    if isinstance(value, dict):
+        return "map[" + " ".join(f"{k}:{_go_print(v)}" for k, v in sorted(value.items())) + "]"
+    if isinstance(value, list):
+        return "[" + " ".join(_go_print(v) for v in value) + "]"
+    return str(value)
+
+
+def _mentions(schema: Mapping[str, Any] | Any, keyword: str) -> bool:
+    """Whether a schema uses `keyword` anywhere (`default`, `x-kubernetes-validations`)."""
     if isinstance(schema, Mapping):
-        return "default" in schema or any(_has_defaults(v) for v in schema.values())
+        return keyword in schema or any(_mentions(v, keyword) for v in schema.values())
     if isinstance(schema, list):
-        return any(_has_defaults(v) for v in schema)
+        return any(_mentions(v, keyword) for v in schema)
     return False
 
 
@@ -69,13 +146,20 @@ class CustomResourceFlow:
         typed: KindFlow | None,
         webhook_conversion: bool,
         namespaced: bool = True,
+        scales: Mapping[str, Mapping[str, str] | None] | None = None,
     ):
         self.group = group
+        self.scales = dict(scales or {})
+        """Each version's scale subresource paths (specReplicasPath, ...), where it has one."""
         self.namespaced = namespaced
         self.kind = kind
         self.storage_version = storage_version
         self.schemas = {version: Structural.from_openapi(schema or {}) for version, schema in schemas.items()}
-        self.defaults = {version: _has_defaults(schema or {}) for version, schema in schemas.items()}
+        self.defaults = {version: _mentions(schema or {}, "default") for version, schema in schemas.items()}
+        self.rules = {
+            version: _mentions(schema or {}, "x-kubernetes-validations") for version, schema in schemas.items()
+        }
+        """Whether each version's schema has CEL rules (only then is CEL validation run)."""
         self.typed = typed
         """The typed flow whose generated conversions stand in for the conversion webhook."""
         self.webhook_conversion = webhook_conversion and typed is not None
@@ -186,13 +270,21 @@ class CustomResourceFlow:
         """The errors of `obj` in `version` (and of the update from `old`): the schema, list
         types and CEL rules of that version, and (with `metadata`) the object's metadata."""
         schema = self.schemas[version]
+        errors = _metadata_errors(obj, old, self.namespaced) if metadata else []
         if old is None:
-            errors = validate(obj, schema) + list_type_errors(obj, schema)
+            errors += validate(obj, schema)
         else:
-            errors = validate_update(obj, old, schema)
-        errors += check_rules(obj, old, schema)
-        if metadata:
-            errors += _metadata_errors(obj, old, self.namespaced)
+            errors += validate_update(obj, old, schema, lists=False)
+        scale = self.scales.get(version)
+        if scale:
+            errors += scale_errors(obj, scale)
+        errors += embedded_resource_errors(obj, schema)
+        errors += list_type_errors(obj, schema) if old is None else update_list_type_errors(obj, old, schema)
+        if self.rules.get(version):
+            if any(error.type in _BLOCKING for error in errors):
+                errors.append(FieldError(ErrorType.INVALID, None, None, _RULES_NOT_CHECKED))
+            else:
+                errors += check_rules(obj, old, schema)
         unique: dict[str, FieldError] = {}
         for error in errors:
             unique.setdefault(str(error), error)
@@ -253,9 +345,12 @@ def _prune_metadata(obj: dict[str, Any]) -> list[str]:
 
 
 def _go_type(value: Any) -> str:
-    return {str: "string", bool: "bool", int: "int64", float: "float64", list: "[]interface {}"}.get(
-        type(value), "interface {}"
-    )
+    if value is None:
+        return "<nil>"
+    return {
+        str: "string", bool: "bool", int: "int64", float: "float64", list: "[]interface {}",
+        dict: "map[string]interface {}",
+    }.get(type(value), "interface {}")  # fmt: skip
 
 
 def _metadata_errors(obj: dict[str, Any], old: dict[str, Any] | None, namespaced: bool) -> list[FieldError]:

@@ -53,7 +53,7 @@ SERVE_GENERATORS = (
     "protobuf",
 )
 _MANIFEST = "api.json"
-_MANIFEST_FORMAT = "kgen-serve/2"
+_MANIFEST_FORMAT = "kgen-serve/3"
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +105,8 @@ class Resource:
     """A custom resource: the CRD generator writes a CRD for it, and a cluster serves it
     through the apiextensions-apiserver (no strategic merge patch, no protobuf, updates
     must name a resourceVersion, a delete answers a Status)."""
+    crd: dict[str, Any] | None = field(default=None, compare=False, hash=False)
+    """A generated custom resource's CRD, as the CRD generator writes it."""
 
     def version(self, name: str) -> ServedVersion | None:
         """The served version `name`, or None."""
@@ -207,6 +209,8 @@ def _manifest(universe: Any, options: Options) -> dict[str, Any]:
         # How the CRD converts between versions (crd.conversion_stanza): the generated
         # conversions stand in for a configured webhook; without one only apiVersion changes.
         entry["conversion"] = "Webhook" if options.crd_conversion and len(entry["versions"]) > 1 else "None"
+        if (group, kind) in custom_kinds:  # installed in the served CRDs, as `kubectl apply -f crds/` would
+            entry["crd"] = document
         resources.append(entry)
     return {"format": _MANIFEST_FORMAT, "models": options.models, "modules": modules, "resources": resources}
 
@@ -355,4 +359,5 @@ def _resource(entry: dict[str, Any]) -> Resource:
         categories=tuple(entry["categories"]),
         custom=entry.get("custom", False),
         conversion=entry.get("conversion", "None"),
+        crd=entry.get("crd"),
     )

@@ -21,26 +21,23 @@ from kgen.serve.api import Endpoint, ServedAPI
 
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1."
 _QUERY = {
-    "dryRun": "When present, indicates that modifications should not be persisted. Valid values are: - All: all dry run stages will be processed",
-    "fieldManager": "fieldManager is a name associated with the actor or entity that is making these changes.",
-    "fieldValidation": (
-        "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown "
-        "or duplicate fields. Valid values are: - Ignore - Warn - Strict"
-    ),
-    "force": 'Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people.',
-    "pretty": "If 'true', then the output is pretty printed.",
-    "labelSelector": "A selector to restrict the list of returned objects by their labels.",
-    "fieldSelector": "A selector to restrict the list of returned objects by their fields.",
-    "limit": "limit is a maximum number of responses to return for a list call.",
-    "continue": "The continue option should be set when retrieving more results from the server.",
-    "resourceVersion": "resourceVersion sets a constraint on what resource versions a request may be served from.",
-    "resourceVersionMatch": "resourceVersionMatch determines how resourceVersion is applied to list calls.",
-    "watch": "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications.",
-    "allowWatchBookmarks": 'allowWatchBookmarks requests watch events with type "BOOKMARK".',
-    "sendInitialEvents": "`sendInitialEvents=true` may be set together with `watch=true`.",
-    "timeoutSeconds": "Timeout for the list/watch call.",
-    "propagationPolicy": "Whether and how garbage collection will be performed.",
-    "gracePeriodSeconds": "The duration in seconds before the object should be deleted.",
+    "dryRun": "All: check and compute the change but store nothing (the only value).",
+    "fieldManager": "The name of the actor making the change, recorded in managedFields.",
+    "fieldValidation": "What to do with unknown or duplicate fields of the request's object: Ignore, Warn or Strict.",
+    "force": "Apply only: take over the fields other managers own instead of failing with a conflict.",
+    "pretty": "Indent the answer when true.",
+    "labelSelector": "Only objects whose labels match this selector.",
+    "fieldSelector": "Only objects whose fields match this selector.",
+    "limit": "At most this many objects; the list's continue token gives the rest.",
+    "continue": "The token of the previous page, to read the next one.",
+    "resourceVersion": "The revision the answer must be at least as new as (or exactly, with resourceVersionMatch).",
+    "resourceVersionMatch": "How a list reads resourceVersion: NotOlderThan or Exact.",
+    "watch": "Stream the changes of the selected objects instead of listing them.",
+    "allowWatchBookmarks": "Send BOOKMARK events that carry the current resourceVersion.",
+    "sendInitialEvents": "With watch: begin with an ADDED event for every selected object.",
+    "timeoutSeconds": "End the list or watch after this many seconds.",
+    "propagationPolicy": "What happens to dependents: Orphan, Background or Foreground.",
+    "gracePeriodSeconds": "Seconds to wait before the object is deleted.",
 }
 _TYPES = {"limit": "integer", "timeoutSeconds": "integer", "gracePeriodSeconds": "integer",
           "watch": "boolean", "allowWatchBookmarks": "boolean", "sendInitialEvents": "boolean", "force": "boolean"}  # fmt: skip
@@ -52,41 +49,41 @@ _PATCH_TYPES = ("application/json-patch+json", "application/merge-patch+json", "
 
 _NAMESPACE_V3: dict[str, Any] = {
     "io.k8s.api.core.v1.Namespace": {
-        "description": "Namespace provides a scope for Names. Use of multiple namespaces is optional.",
+        "description": "A namespace: a scope for the names of the objects in it.",
         "type": "object",
         "properties": {
             "apiVersion": {
                 "type": "string",
-                "description": "APIVersion defines the versioned schema of this representation of an object.",
+                "description": "The versioned schema of this representation of the object (group/version).",
             },
             "kind": {
                 "type": "string",
-                "description": "Kind is a string value representing the REST resource this object represents.",
+                "description": "The kind of the object, in CamelCase: the REST resource it represents.",
             },
             "metadata": {
                 "allOf": [{"$ref": f"#/components/schemas/{_META}ObjectMeta"}],
                 "default": {},
-                "description": "Standard object's metadata.",
+                "description": "The object's standard metadata.",
             },
             "spec": {
                 "type": "object",
-                "description": "Spec defines the behavior of the Namespace.",
+                "description": "What the namespace should be.",
                 "properties": {
                     "finalizers": {
                         "type": "array",
                         "items": {"type": "string", "default": ""},
                         "x-kubernetes-list-type": "atomic",
-                        "description": "Finalizers is an opaque list of values that must be empty to permanently remove object from storage.",
+                        "description": "What must be done (each entry removed) before the namespace is removed.",
                     }
                 },
             },
             "status": {
                 "type": "object",
-                "description": "Status describes the current status of a Namespace.",
+                "description": "What the namespace is.",
                 "properties": {
                     "phase": {
                         "type": "string",
-                        "description": "Phase is the current lifecycle phase of the namespace.",
+                        "description": "Active, or Terminating once it is being deleted.",
                         "enum": ["Active", "Terminating"],
                     }
                 },
@@ -95,7 +92,7 @@ _NAMESPACE_V3: dict[str, Any] = {
         "x-kubernetes-group-version-kind": [{"group": "", "kind": "Namespace", "version": "v1"}],
     },
     "io.k8s.api.core.v1.NamespaceList": {
-        "description": "NamespaceList is a list of Namespaces.",
+        "description": "A list of namespaces.",
         "type": "object",
         "required": ["items"],
         "properties": {
@@ -111,11 +108,11 @@ _NAMESPACE_V3: dict[str, Any] = {
     },
 }
 _SHARED: dict[str, Any] = {  # what the operations refer to, as small as a client needs
-    f"{_META}Status": {"type": "object", "description": "Status is a return value for calls that don't return other objects.",
+    f"{_META}Status": {"type": "object", "description": "The outcome of a call that returns no object, or of a failed one.",
                        "x-kubernetes-group-version-kind": [{"group": "", "kind": "Status", "version": "v1"}]},
-    f"{_META}Patch": {"type": "object", "description": "Patch is provided to give a concrete name and type to the Kubernetes PATCH request body."},
-    f"{_META}DeleteOptions": {"type": "object", "description": "DeleteOptions may be provided when deleting an API object."},
-    f"{_META}WatchEvent": {"type": "object", "description": "Event represents a single event to a watched resource."},
+    f"{_META}Patch": {"type": "object", "description": "The body of a PATCH request."},
+    f"{_META}DeleteOptions": {"type": "object", "description": "How to delete: preconditions, propagation policy, grace period, dry run."},
+    f"{_META}WatchEvent": {"type": "object", "description": "One change of a watched object: its type and the object."},
 }  # fmt: skip
 
 
@@ -187,7 +184,7 @@ def _paths(endpoint: Endpoint, kind_def: str, list_def: str, v3: bool) -> dict[s
     plural = endpoint.resource.plural
     scoped = f"{base}/namespaces/{{namespace}}/{plural}" if endpoint.namespaced else f"{base}/{plural}"
     path_parameters = (
-        [{"name": "namespace", "in": "path", "required": True, "description": "object name and auth scope"}]
+        [{"name": "namespace", "in": "path", "required": True, "description": "the namespace of the objects"}]
         if endpoint.namespaced
         else []
     )
@@ -281,6 +278,7 @@ class Documents:
             definitions.setdefault(name, copy.deepcopy(schema))
         for name in ("ObjectMeta", "ListMeta"):
             definitions.setdefault(f"{_META}{name}", {"type": "object"})
+        _custom_resources_v2(definitions, [e for _, e in sorted(api.endpoints.items()) if e.custom])
         paths = document.setdefault("paths", {})
         for (group, version, _), endpoint in sorted(api.endpoints.items()):
             kind_def = _definition_name(definitions, group, version, endpoint.kind) or f"{_META}Status"
@@ -297,22 +295,67 @@ class Documents:
         }
 
 
+def _custom_resources_v2(definitions: dict[str, Any], custom: list[Endpoint]) -> None:
+    """Replace the generated v2 definitions of custom resources (named by Go package) with
+    what the apiextensions-apiserver publishes for their CRDs, and drop what only those
+    generated definitions referred to."""
+    served = {(e.group, e.version.version, kind) for e in custom for kind in (e.kind, e.list_kind)}
+    replaced = [
+        name for name, schema in definitions.items()
+        if any((g.get("group", ""), g.get("version"), g.get("kind")) in served for g in schema.get("x-kubernetes-group-version-kind", ()))
+    ]  # fmt: skip
+    reachable_before = _references(definitions, replaced)
+    for name in replaced:
+        del definitions[name]
+    for endpoint in custom:
+        definitions.update(custom_resource_schemas(endpoint, v2=True))
+    still_used = _references(definitions, [name for name in definitions if name not in reachable_before])
+    for name in reachable_before - still_used:
+        definitions.pop(name, None)
+
+
+def _references(definitions: dict[str, Any], roots: list[str]) -> set[str]:
+    """The definitions `roots` refer to, directly or not (themselves included)."""
+    seen: set[str] = set()
+    pending = list(roots)
+    while pending:
+        name = pending.pop()
+        if name in seen or name not in definitions:
+            continue
+        seen.add(name)
+        text = json.dumps(definitions[name])
+        for part in text.split('"#/definitions/')[1:]:
+            pending.append(part.split('"', 1)[0])
+    return seen
+
+
 def custom_resource_name(group: str, version: str, kind: str) -> str:
     """A custom resource's definition name: its group reversed, its version and kind
     (`com.example.shop.v1.Widget`), as the apiextensions-apiserver names it."""
     return ".".join([*reversed(group.split(".")), version, kind])
 
 
-def custom_resource_schemas(endpoint: Endpoint) -> dict[str, Any]:
-    """The OpenAPI v3 schemas of a custom resource and its list, as a cluster publishes them:
-    the CRD's schema of the version inline, `metadata` a reference to ObjectMeta."""
+def custom_resource_schemas(endpoint: Endpoint, v2: bool = False) -> dict[str, Any]:
+    """The OpenAPI schemas of a custom resource and its list, as a cluster publishes them:
+    the CRD's schema of the version inline, `metadata` a reference to ObjectMeta, embedded
+    resources given apiVersion, kind and metadata. In v2 (`v2`) the schema is cut to what v2
+    clients such as kubectl can read (`_for_v2`), and a resource that keeps unknown fields at
+    its root is only an object."""
     group, version, kind = endpoint.group, endpoint.version.version, endpoint.kind
+    prefix = "#/definitions/" if v2 else "#/components/schemas/"
     schema = copy.deepcopy(endpoint.version.schema or {"type": "object"})
-    properties = schema.setdefault("properties", {})
-    properties["apiVersion"] = {"type": "string", "description": _API_VERSION}
-    properties["kind"] = {"type": "string", "description": _KIND}
-    properties["metadata"] = {"allOf": [{"$ref": f"#/components/schemas/{_META}ObjectMeta"}], "description": _METADATA}
-    schema["type"] = "object"
+    if v2 and schema.get("x-kubernetes-preserve-unknown-fields"):
+        schema = {"type": "object"}
+    else:
+        if v2:
+            _for_v2(schema)
+        properties = schema.setdefault("properties", {})
+        properties["apiVersion"] = {"type": "string", "description": _API_VERSION}
+        properties["kind"] = {"type": "string", "description": _KIND}
+        properties["metadata"] = _reference(prefix + f"{_META}ObjectMeta", _METADATA, v2)
+        for value in properties.values():
+            _embed_resources(value, prefix, v2)
+        schema["type"] = "object"
     schema["x-kubernetes-group-version-kind"] = [{"group": group, "kind": kind, "version": version}]
     name = custom_resource_name(group, version, kind)
     list_schema = {
@@ -324,14 +367,76 @@ def custom_resource_schemas(endpoint: Endpoint) -> dict[str, Any]:
             "items": {
                 "type": "array",
                 "description": f"The {endpoint.resource.plural} of the list.",
-                "items": {"$ref": f"#/components/schemas/{name}"},
+                "items": {"$ref": prefix + name},
             },
             "kind": {"type": "string", "description": _KIND},
-            "metadata": {"allOf": [{"$ref": f"#/components/schemas/{_META}ListMeta"}], "description": _LIST_METADATA},
+            "metadata": _reference(prefix + f"{_META}ListMeta", _LIST_METADATA, v2),
         },
         "x-kubernetes-group-version-kind": [{"group": group, "kind": endpoint.list_kind, "version": version}],
     }
     return {name: schema, custom_resource_name(group, version, endpoint.list_kind): list_schema}
+
+
+def _reference(ref: str, description: str, v2: bool) -> dict[str, Any]:
+    """A described reference: beside `$ref` in v2, through `allOf` in v3."""
+    return {"$ref": ref, "description": description} if v2 else {"allOf": [{"$ref": ref}], "description": description}
+
+
+def _embed_resources(schema: Any, prefix: str, v2: bool) -> None:
+    """Give every `x-kubernetes-embedded-resource` object its apiVersion, kind (both
+    required) and metadata, as the apiextensions-apiserver publishes them (in v2, not below
+    x-kubernetes-preserve-unknown-fields, where properties would make kubectl refuse
+    unknown fields)."""
+    if not isinstance(schema, dict):
+        return
+    for value in (schema.get("properties") or {}).values():
+        _embed_resources(value, prefix, v2)
+    for key in ("items", "additionalProperties"):
+        _embed_resources(schema.get(key), prefix, v2)
+    if v2 and schema.get("x-kubernetes-preserve-unknown-fields"):
+        return
+    if schema.get("x-kubernetes-embedded-resource"):
+        properties = schema.setdefault("properties", {})
+        properties["apiVersion"] = {"type": "string", "description": _API_VERSION}
+        properties["kind"] = {"type": "string", "description": _KIND}
+        properties["metadata"] = _reference(prefix + f"{_META}ObjectMeta", _METADATA, v2)
+        required = schema.setdefault("required", [])
+        required.extend(name for name in ("kind", "apiVersion") if name not in required)
+
+
+def _for_v2(schema: dict[str, Any]) -> None:
+    """A CRD schema cut to what OpenAPI v2 and its clients can read, in place, as the
+    apiextensions-apiserver cuts it for /openapi/v2: no allOf, oneOf, anyOf or not; a
+    nullable value loses its type (v2 has no nullable) and its properties and items; one that
+    keeps unknown fields loses its properties and items, and its type when that is object; an
+    array left without items loses its type; a nullable property is no longer required."""
+    for junctor in ("allOf", "oneOf", "anyOf", "not"):
+        schema.pop(junctor, None)
+    properties = schema.get("properties") or {}
+    if schema.pop("nullable", False):
+        for key in ("type", "items", "properties"):
+            schema.pop(key, None)
+    if schema.get("x-kubernetes-preserve-unknown-fields"):
+        schema.pop("items", None)
+        schema.pop("properties", None)
+    if schema.get("type") == "array" and "items" not in schema:
+        del schema["type"]
+    if schema.get("x-kubernetes-preserve-unknown-fields") and schema.get("type") == "object":
+        del schema["type"]
+    nullable = {name for name, value in properties.items() if isinstance(value, dict) and value.get("nullable")}
+    additional = schema.get("additionalProperties")
+    if "required" in schema and (isinstance(additional, dict) and additional.get("nullable")):
+        del schema["required"]
+    elif nullable and "required" in schema:
+        schema["required"] = [name for name in schema["required"] if name not in nullable]
+        if not schema["required"]:
+            del schema["required"]
+    for value in (schema.get("properties") or {}).values():
+        if isinstance(value, dict):
+            _for_v2(value)
+    for key in ("items", "additionalProperties"):
+        if isinstance(schema.get(key), dict):
+            _for_v2(schema[key])
 
 
 _API_VERSION = "The versioned schema of this representation of the object (group/version)."

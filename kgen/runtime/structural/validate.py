@@ -1103,12 +1103,24 @@ def validate(obj: Any, schema: Structural, path_prefix: str = "") -> list[FieldE
     return errors
 
 
-def validate_update(new: Any, old: Any, schema: Structural, path_prefix: str = "") -> list[FieldError]:
+def validate_update(
+    new: Any, old: Any, schema: Structural, path_prefix: str = "", lists: bool = True
+) -> list[FieldError]:
     """Validate an update: as `validate`, without the errors of parts unchanged from `old`
-    (ratcheting), and without list-type errors when `old` already had some."""
+    (ratcheting), and (with `lists`) the list-type errors of `new` unless `old` already had
+    some (`update_list_type_errors`)."""
     prefix = _prefix_node(path_prefix)
     correlation = _Correlated(new, old, schema)
     errors = _field_errors(prefix, _Walker().node(new, schema, "", correlation))
-    if isinstance(new, dict) and not (isinstance(old, dict) and _object_lists(prefix, schema, old)):
-        errors += _object_lists(prefix, schema, new)
+    if lists:
+        errors += update_list_type_errors(new, old, schema, path_prefix)
     return errors
+
+
+def update_list_type_errors(new: Any, old: Any, schema: Structural, path_prefix: str = "") -> list[FieldError]:
+    """The list-type errors of an update: none while the old object had some (they ratchet
+    as a whole), else those of `new`."""
+    prefix = _prefix_node(path_prefix)
+    if isinstance(new, dict) and not (isinstance(old, dict) and _object_lists(prefix, schema, old)):
+        return _object_lists(prefix, schema, new)
+    return []

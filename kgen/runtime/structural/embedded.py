@@ -1,0 +1,100 @@
+"""Embedded resources of a custom resource (`x-kubernetes-embedded-resource: true`), checked
+as the apiextensions-apiserver checks them after the schema.
+
+An embedded resource is an object of its own inside the custom resource (a pod template, a
+manifest to apply): it must say what it is, `apiVersion` and `kind`, and its `metadata`,
+when given, must be an ObjectMeta with valid names, labels and annotations. Its name may be
+empty (it is a template) and is checked as a path segment, not as a DNS name; its namespace
+decides whether it is checked as a namespaced object. The check is the same on create and
+update (nothing ratchets).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kgen.runtime.structural.schema import Structural
+from kgen.runtime.validation import field
+from kgen.runtime.validation.content import is_dns1035_label
+from kgen.runtime.validation.field import FieldError, PathNode
+
+__all__ = ["embedded_resource_errors"]
+
+
+def embedded_resource_errors(obj: Any, schema: Structural | None) -> list[FieldError]:
+    """The errors of every embedded resource in `obj` (the resource itself is not one)."""
+    errors: list[FieldError] = []
+    _walk(None, obj, schema, errors)
+    return errors
+
+
+def _walk(path: PathNode, value: Any, schema: Structural | None, errors: list[FieldError]) -> None:
+    if schema is None:
+        return
+    if isinstance(value, dict):
+        if schema.embedded_resource:
+            _check_resource(path, value, errors)
+        for key, item in value.items():
+            if key in schema.properties:
+                _walk(field.child(path, key), item, schema.properties[key], errors)
+            elif schema.additional_properties_schema is not None:
+                _walk(field.key(path, key), item, schema.additional_properties_schema, errors)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _walk(field.index(path, index), item, schema.items, errors)
+
+
+def _check_resource(path: PathNode, obj: dict[str, Any], errors: list[FieldError]) -> None:
+    """apiVersion and kind are required (metadata is not), and each must be well formed."""
+    if "apiVersion" not in obj:
+        errors.append(field.required(field.child(path, "apiVersion"), ""))
+    if "kind" not in obj:
+        errors.append(field.required(field.child(path, "kind"), ""))
+    for key, value in obj.items():
+        if key == "apiVersion":
+            _check_api_version(field.child(path, "apiVersion"), value, errors)
+        elif key == "kind":
+            _check_kind(field.child(path, "kind"), value, errors)
+        elif key == "metadata":
+            _check_metadata(field.child(path, "metadata"), value, errors)
+
+
+def _check_api_version(path: PathNode, value: Any, errors: list[FieldError]) -> None:
+    if not isinstance(value, str):
+        errors.append(field.invalid(path, value, "must be a string"))
+    elif not value:
+        errors.append(field.invalid(path, value, "must not be empty"))
+    elif value.count("/") > 1:
+        errors.append(field.invalid(path, value, f"unexpected GroupVersion string: {value}"))
+
+
+def _check_kind(path: PathNode, value: Any, errors: list[FieldError]) -> None:
+    if not isinstance(value, str):
+        errors.append(field.invalid(path, value, "must be a string"))
+    elif not value:
+        errors.append(field.invalid(path, value, "must not be empty"))
+    else:
+        problems = is_dns1035_label(value.lower())
+        if problems:
+            errors.append(
+                field.invalid(path, value, "may have mixed case, but should otherwise match: " + ",".join(problems))
+            )
+
+
+def _check_metadata(path: PathNode, value: Any, errors: list[FieldError]) -> None:
+    """ObjectMeta as a create validates it, with a stand-in name when there is none."""
+    from kgen.runtime.apimachinery.meta.v1.models import ObjectMeta
+    from kgen.runtime.errors import APIError
+    from kgen.runtime.validation.meta import validate_object_meta
+
+    if not isinstance(value, dict):
+        errors.append(field.invalid(path, value, "must be an object"))
+        return
+    try:
+        meta = ObjectMeta.from_dict({**value, "name": value.get("name") or "fakename"})
+    except (ValueError, TypeError, APIError) as error:
+        errors.append(field.invalid(path, value, str(error)))
+        return
+    validate_object_meta(
+        meta, path, errors, namespaced=bool(value.get("namespace")), name_format="k8s-path-segment-name"
+    )
