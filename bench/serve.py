@@ -1,11 +1,14 @@
-"""`python -m bench.serve [sqlite etcd] [--quick]`: kgen serve over loopback HTTP.
+"""`python -m bench.serve [sqlite etcd] [--paths custom,typed] [--quick]`: kgen serve over loopback HTTP.
 
 Per storage (SQLite in a file, etcd from a throwaway server, data in /dev/shm when there
-is one): requests per second and 99th-percentile latency of get, list (1,000 objects),
-create and update (each client replaces an object of its own) at 1, 10 and 50 concurrent
-clients; then the time from one write until the last of 100 and of 1,000 watchers has
-the event (median of three rounds). Objects are the example API's Frobbers, about 1 KiB
-of JSON each, in the storage version (v1).
+is one) and request path: requests per second and 99th-percentile latency of get, list
+(1,000 objects), create and update (each client replaces an object of its own) at 1, 10
+and 50 concurrent clients; then the time from one write until the last of 100 and of
+1,000 watchers has the event (median of three rounds). Objects are the example API's
+Frobbers, about 1 KiB of JSON each, in the storage version (v1). On the `custom` path they
+are what the example API makes them, custom resources served by their CRD's schemas; on
+the `typed` path the same API is served from a copy whose group has no dot (a group of
+Kubernetes' own kind), so Frobbers take the typed path of built-in kinds.
 
 The clients are a few lines of asyncio speaking HTTP/1.1 over keep-alive connections, so
 that the numbers are the server's, not a client library's; client and server share the
@@ -35,13 +38,16 @@ NAMESPACE = "bench"
 LISTED = 1000
 CONCURRENCY = (1, 10, 50)
 WATCHERS = (100, 1000)
-PATH = f"/apis/example.kgen.dev/v1/namespaces/{NAMESPACE}/frobbers"
+GROUPS = {"custom": "example.kgen.dev", "typed": "frobbing"}
+"""The group Frobbers are served in, by request path."""
+GROUP = GROUPS["custom"]
+PATH = f"/apis/{GROUP}/v1/namespaces/{NAMESPACE}/frobbers"
 
 
 def frobber(name: str, replicas: int = 1) -> dict:
     """A ~1 KiB Frobber."""
     return {
-        "apiVersion": "example.kgen.dev/v1",
+        "apiVersion": f"{GROUP}/v1",
         "kind": "Frobber",
         "metadata": {
             "name": name,
@@ -113,7 +119,7 @@ class Server:
     """`kgen serve` in a subprocess."""
 
     def __init__(self, storage: str, directory: Path, *extra: str):
-        self.kubeconfig = directory / "kubeconfig"
+        self.kubeconfig = directory / f"kubeconfig-{random.randrange(10**9)}"
         # Plain HTTP without a token: the numbers are the server's, not TLS's.
         command = [sys.executable, "-m", "kgen.cli", "serve", "--port", "0", "--kubeconfig", str(self.kubeconfig),
                    "--storage", storage, "--max-requests-inflight", "0", "--max-mutating-requests-inflight", "0",
@@ -257,8 +263,26 @@ async def fanout(server: Server, watchers: int, rounds: int = 3) -> float:
     return statistics.median(times)
 
 
-def run(backends: list[str], quick: bool = False) -> list[str]:
-    """Benchmark each backend; the report lines."""
+def typed_project(directory: Path) -> Path:
+    """A copy of the example API whose group is `frobbing`; its pyproject.toml."""
+    project = directory / "typed"
+    shutil.copytree(REPO / "apis", project / "apis", ignore=shutil.ignore_patterns("__pycache__"))
+    for doc in (project / "apis").rglob("doc.go"):
+        doc.write_text(doc.read_text().replace(f"+groupName={GROUPS['custom']}", f"+groupName={GROUPS['typed']}"))
+    config = project / "pyproject.toml"
+    config.write_text('[tool.kgen]\ninput = "apis"\noutput = "generated_typed"\nmodule = "kgen.dev/example/apis"\n')
+    return config
+
+
+def _use(path: str) -> None:
+    """Send the requests to the Frobbers of a request path."""
+    global GROUP, PATH
+    GROUP = GROUPS[path]
+    PATH = f"/apis/{GROUP}/v1/namespaces/{NAMESPACE}/frobbers"
+
+
+def run(backends: list[str], quick: bool = False, paths: tuple[str, ...] = ("custom", "typed")) -> list[str]:
+    """Benchmark each backend on each request path; the report lines."""
     lines = [f"kgen serve over loopback HTTP ({os.cpu_count()} cores shared by server and clients)"]
     shm = Path("/dev/shm")
     parent = str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
@@ -276,25 +300,30 @@ def run(backends: list[str], quick: bool = False) -> list[str]:
                 storage = f"etcd:{etcd.endpoint}"
             else:
                 storage = f"sqlite:{directory / 'store.db'}"
-            server = Server(storage, directory)
-            try:
-                results[backend] = asyncio.run(throughput(server, quick))
-                fan[backend] = {n: asyncio.run(fanout(server, n)) for n in WATCHERS}
-            finally:
-                server.stop()
+            for path in paths:
+                _use(path)
+                extra = ("--config", str(typed_project(directory))) if path == "typed" else ()
+                name = f"{backend} {path}" if len(paths) > 1 else backend
+                prefix = ("--storage-prefix", f"/{path}/registry/") if backend == "etcd" else ()
+                server = Server(storage if backend == "etcd" else f"sqlite:{directory / (path + '.db')}", directory, *extra, *prefix)
+                try:
+                    results[name] = asyncio.run(throughput(server, quick))
+                    fan[name] = {n: asyncio.run(fanout(server, n)) for n in WATCHERS}
+                finally:
+                    server.stop()
         finally:
             if etcd is not None:
                 etcd.stop()
             shutil.rmtree(directory, ignore_errors=True)
-    header = f"{'operation':<12}{'clients':>8}" + "".join(f"{b + ' req/s':>16}{b + ' p99 ms':>16}" for b in results)
+    header = f"{'operation':<12}{'clients':>8}" + "".join(f"{b + ' req/s':>22}{b + ' p99 ms':>22}" for b in results)
     lines.append(header)
     operations = next(iter(results.values())).keys() if results else []
     for operation in operations:
         for clients in CONCURRENCY:
-            cells = "".join(f"{results[b][operation][clients][0]:>16.0f}{results[b][operation][clients][1]:>16.1f}" for b in results)
+            cells = "".join(f"{results[b][operation][clients][0]:>22.0f}{results[b][operation][clients][1]:>22.1f}" for b in results)
             lines.append(f"{operation:<12}{clients:>8}{cells}")
     for watchers in WATCHERS:
-        cells = "".join(f"{b + ':':>10}{fan[b][watchers] * 1000:>8.1f} ms" for b in fan)
+        cells = "".join(f"{b + ':':>16}{fan[b][watchers] * 1000:>8.1f} ms" for b in fan)
         lines.append(f"one event to {watchers} watchers{cells}")
     return lines
 
@@ -303,11 +332,15 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.serve")
     parser.add_argument("backends", nargs="*", metavar="{sqlite,etcd}", help="the storages to measure (default: both)")
     parser.add_argument("--quick", action="store_true", help="fewer requests (a smoke run)")
+    parser.add_argument("--paths", default="custom,typed", help="request paths to measure: custom, typed or both (default)")
     args = parser.parse_args(argv)
+    paths = tuple(p for p in args.paths.split(",") if p)
+    if not paths or set(paths) - set(GROUPS):
+        parser.error(f"--paths {args.paths}: choose from custom, typed")
     unknown = sorted(set(args.backends) - {"sqlite", "etcd"})
     if unknown:
         parser.error(f"unknown storage {', '.join(unknown)}: choose sqlite or etcd")
-    print("\n".join(run(args.backends or ["sqlite", "etcd"], args.quick)), flush=True)
+    print("\n".join(run(args.backends or ["sqlite", "etcd"], args.quick, paths)), flush=True)
 
 
 if __name__ == "__main__":
