@@ -528,10 +528,15 @@ Examples:
     "--models", "models", type=click.Choice(MODEL_BACKENDS), default=None,
     help="The model backend the server runs on (default: the configuration's, `models = ...` in [tool.kgen]).",
 )  # fmt: skip
+@click.option(
+    "--webhook", "webhooks", multiple=True, metavar="NAMESPACE/NAME=HOST:PORT",
+    help="Where the webhook of a Service listens on this machine (the Service a CRD's conversion or a webhook "
+    "configuration names); its certificate must still be valid for NAME.NAMESPACE.svc. Repeatable.",
+)  # fmt: skip
 def serve(
     config_path, input_dir, module, import_map, tags, verbose, address, port, storage, kubeconfig_path, tls, token,
     token_file, no_auth, allow_plain_http_on_network, feature_gates, storage_prefix, max_requests_inflight, max_mutating_requests_inflight, compaction_interval,
-    history_seconds, request_timeout, bookmark_interval, models,
+    history_seconds, request_timeout, bookmark_interval, models, webhooks,
 ) -> None:  # fmt: skip
     """Serve the API (every group/version, and namespaces) so kubectl and clients can use it.
 
@@ -554,6 +559,12 @@ def serve(
             if value.lower() not in ("true", "false"):
                 raise OptionsError(f"--feature-gates {item}: expected GATE=true or GATE=false")
             gates[gate.strip()] = value.lower() == "true"
+        services: dict[str, str] = {}
+        for item in webhooks:
+            service, _, where = item.partition("=")
+            if service.count("/") != 1 or not all(service.split("/")) or ":" not in where:
+                raise OptionsError(f"--webhook {item}: expected NAMESPACE/NAME=HOST:PORT")
+            services[service] = where
         options = _options(config_path, input_dir, module, import_map, tags, models=models)
         settings = ServeOptions(
             address=address, port=port, storage=storage, kubeconfig=kubeconfig_path, tls=tls,
@@ -562,7 +573,7 @@ def serve(
             feature_gates=gates, storage_prefix=storage_prefix, max_requests_inflight=max_requests_inflight,
             max_mutating_requests_inflight=max_mutating_requests_inflight, compaction_interval=compaction_interval,
             history_seconds=history_seconds, bookmark_interval=bookmark_interval, access_log=verbose,
-            request_timeout=request_timeout,
+            request_timeout=request_timeout, webhook_services=services,
         )  # fmt: skip
         try:
             return prepare_server(options, settings, say=lambda line: click.echo(line, err=True))

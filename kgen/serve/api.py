@@ -24,6 +24,7 @@ from kgen.serve.custom import CustomResourceFlow
 from kgen.serve.flow import KindFlow
 from kgen.serve.loader import LoadedAPI, PrinterColumn, Resource, ServedVersion
 from kgen.serve.namespaces import NAMESPACES, NamespaceFlow
+from kgen.serve.webhooks import WebhookCaller
 
 VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 SUBRESOURCE_VERBS = ("get", "patch", "update")
@@ -144,9 +145,17 @@ class _GeneratedKind:
 class ServedAPI:
     """Every endpoint, by group, version and resource name."""
 
-    def __init__(self, loaded: LoadedAPI, engine: Engine, feature_gates: Mapping[str, bool] | None = None):
+    def __init__(
+        self,
+        loaded: LoadedAPI,
+        engine: Engine,
+        feature_gates: Mapping[str, bool] | None = None,
+        webhooks: WebhookCaller | None = None,
+    ):
         self.loaded = loaded
         self.engine = engine
+        self.webhooks = webhooks or WebhookCaller()
+        """How the server reaches webhooks (conversion webhooks of CRDs)."""
         self.endpoints: dict[tuple[str, str, str], Endpoint] = {}
         self._generated: dict[tuple[str, str], _GeneratedKind] = {}
         """Each generated custom resource (by group and plural): served by its endpoints
@@ -193,6 +202,7 @@ class ServedAPI:
                         {v.version: v.schema for v in resource.versions}, flow,
                         webhook_conversion=resource.conversion == "Webhook", namespaced=resource.namespaced,
                         scales={v.version: v.scale for v in resource.versions},
+                        conversion=(resource.crd or {}).get("spec", {}).get("conversion"), caller=self.webhooks,
                     )  # fmt: skip
             # Reads and deletes need no validation; namespaces keep their own strategy throughout.
             store = (
@@ -290,6 +300,7 @@ class ServedAPI:
                 resource.group, resource.kind, resource.storage_version,
                 {v.version: v.schema for v in resource.versions}, None, webhook_conversion=False,
                 namespaced=resource.namespaced, scales={v.version: v.scale for v in resource.versions},
+                conversion=crd["spec"].get("conversion"), caller=self.webhooks,
             )  # fmt: skip
             info = ResourceInfo(
                 group=resource.group, version=resource.storage_version, resource=resource.plural, kind=resource.kind,

@@ -143,6 +143,7 @@ def validate(obj: dict[str, Any]) -> list[FieldError]:
                 field.child(path, "versions"), versions, "must have exactly one version marked as storage version"
             )
         )
+    errors += _conversion_errors(spec.get("conversion"), field.child(path, "conversion"))
     for i, version in enumerate(versions):
         entry = field.index(field.child(path, "versions"), i)
         if not isinstance(version, dict) or not version.get("name"):
@@ -151,6 +152,49 @@ def validate(obj: dict[str, Any]) -> list[FieldError]:
         schema = (version.get("schema") or {}).get("openAPIV3Schema")
         if not isinstance(schema, dict):
             errors.append(field.required(field.child(entry, "schema", "openAPIV3Schema"), "schemas are required"))
+    return errors
+
+
+_REVIEW_VERSIONS = ("v1", "v1beta1")
+
+
+def _conversion_errors(conversion: Any, path: Any) -> list[FieldError]:
+    """spec.conversion: strategy None or Webhook; a webhook needs its clientConfig and the
+    ConversionReview versions it speaks, and nothing else may have them. The API server
+    reports them at the paths of its internal version (`webhookClientConfig`)."""
+    from kgen.serve.webhooks import ca_bundle_errors, client_config_errors
+
+    if not isinstance(conversion, dict):
+        return []
+    errors: list[FieldError] = []
+    strategy = conversion.get("strategy")
+    if strategy not in ("None", "Webhook"):
+        errors.append(field.not_supported(field.child(path, "strategy"), strategy or "", ["None", "Webhook"]))
+    webhook = conversion.get("webhook") if isinstance(conversion.get("webhook"), dict) else None
+    client_config = (webhook or {}).get("clientConfig")
+    versions = (webhook or {}).get("conversionReviewVersions") or []
+    config_path = field.child(path, "webhookClientConfig")
+    if strategy == "Webhook":
+        if not isinstance(client_config, dict):
+            errors.append(field.required(config_path, "required when strategy is set to Webhook"))
+        else:
+            errors += client_config_errors(client_config, config_path)
+            errors += ca_bundle_errors(client_config.get("caBundle"), field.child(config_path, "caBundle"))
+        versions_path = field.child(path, "conversionReviewVersions")
+        if not versions:
+            errors.append(field.required(versions_path, ""))
+        elif not any(v in _REVIEW_VERSIONS for v in versions):
+            errors.append(field.invalid(versions_path, versions, "must include at least one of v1, v1beta1"))
+    else:
+        if client_config is not None:
+            errors.append(field.forbidden(config_path, "should not be set when strategy is not set to Webhook"))
+        if versions:
+            errors.append(
+                field.forbidden(
+                    field.child(path, "conversionReviewVersions"),
+                    "should not be set when strategy is not set to Webhook",
+                )
+            )
     return errors
 
 
@@ -235,7 +279,7 @@ def resource_of(crd: dict[str, Any]) -> Resource:
         short_names=tuple(names.get("shortNames") or ()),
         categories=tuple(names.get("categories") or ()),
         custom=True,
-        conversion="None",
+        conversion=(spec.get("conversion") or {}).get("strategy") or "None",
     )
 
 

@@ -45,7 +45,9 @@ from kgen.runtime.structural import (
 )
 from kgen.runtime.structural.rules import check_rules
 from kgen.runtime.validation.field import ErrorType, FieldError, Path, invalid, invalid_error
+from kgen.serve.conversionreview import convert
 from kgen.serve.flow import KindFlow
+from kgen.serve.webhooks import WebhookCaller
 
 _BLOCKING = frozenset({
     ErrorType.NOT_SUPPORTED, ErrorType.REQUIRED, ErrorType.TOO_LONG, ErrorType.TOO_MANY, ErrorType.TYPE_INVALID,
@@ -147,8 +149,13 @@ class CustomResourceFlow:
         webhook_conversion: bool,
         namespaced: bool = True,
         scales: Mapping[str, Mapping[str, str] | None] | None = None,
+        conversion: Mapping[str, Any] | None = None,
+        caller: WebhookCaller | None = None,
     ):
         self.group = group
+        self.conversion = dict(conversion or {})
+        """The CRD's spec.conversion (strategy, webhook clientConfig, conversionReviewVersions)."""
+        self.caller = caller
         self.scales = dict(scales or {})
         """Each version's scale subresource paths (specReplicasPath, ...), where it has one."""
         self.namespaced = namespaced
@@ -163,6 +170,14 @@ class CustomResourceFlow:
         self.typed = typed
         """The typed flow whose generated conversions stand in for the conversion webhook."""
         self.webhook_conversion = webhook_conversion and typed is not None
+        webhook = self.conversion.get("webhook") or {}
+        self.remote_conversion = (
+            self.conversion.get("strategy") == "Webhook"
+            and caller is not None
+            and (typed is None or caller.reachable(webhook.get("clientConfig") or {}))
+        )
+        """Whether conversions call the CRD's webhook: always for a CRD without generated
+        conversions; for a generated kind, when kgen was told where its webhook listens."""
 
     def api_version(self, version: str) -> str:
         return GroupVersion(self.group, version).api_version
@@ -221,6 +236,9 @@ class CustomResourceFlow:
         """`obj` (in `source`) in `target`, pruned and defaulted by the target's schema."""
         if source == target:
             converted = obj
+        elif self.remote_conversion:
+            assert self.caller is not None
+            converted = convert(self.caller, self.conversion, [obj], self.api_version(target), self.kind)[0]
         elif self.webhook_conversion:
             assert self.typed is not None
             model = self.typed.model(obj, source)
@@ -261,6 +279,21 @@ class CustomResourceFlow:
             default(read, self.schemas[version])
             return read
         return self._convert(copy.deepcopy(stored), self.storage_version, version)
+
+    def from_storage_many(self, stored: list[dict[str, Any]], version: str) -> list[dict[str, Any]]:
+        """`from_storage` of a list's items: through a conversion webhook in one review."""
+        if version == self.storage_version or not self.remote_conversion:
+            return [self.from_storage(item, version) for item in stored]
+        assert self.caller is not None
+        converted = convert(
+            self.caller, self.conversion, [copy.deepcopy(item) for item in stored], self.api_version(version), self.kind
+        )
+        schema = self.schemas[version]
+        for item in converted:
+            prune(item, schema)
+            prune_nulls(item, schema)
+            default(item, schema)
+        return converted
 
     # -- validation --------------------------------------------------------------------------
 

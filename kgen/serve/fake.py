@@ -177,6 +177,7 @@ class FakeCluster:
         namespace: str = "default",
         models: str | None = None,
         crds: list[str | Path] | None = None,
+        webhooks: dict[str, Any] | None = None,
     ) -> None:
         """Load the API of `input` (default: the nearest pyproject.toml's [tool.kgen] input),
         generating its code as `kgen serve` does, on a new in-memory store. `models` is the
@@ -185,7 +186,9 @@ class FakeCluster:
         under the configuration's output name: to serve msgspec beside an imported pydantic
         package of the same name, configure another output name. `crds`: YAML files of
         CustomResourceDefinitions (a third party's, with no Go types here) installed before
-        the first request, as `kubectl apply -f` would install them."""
+        the first request, as `kubectl apply -f` would install them. `webhooks`: where the
+        webhooks the API names are, by `namespace/name` of their Service or by URL: an ASGI
+        application (called in process) or `host:port` (called over HTTPS)."""
         from kgen.generators import DEFAULTS, GENERATORS
         from kgen.options import MODEL_BACKENDS, find_config, resolve_options
         from kgen.serve.api import ServedAPI
@@ -205,7 +208,14 @@ class FakeCluster:
         self.namespace = namespace
         self.backend = MemoryBackend()
         self.engine = Engine(self.backend, compaction_interval=None)
-        self.api = ServedAPI(load(options), self.engine, feature_gates)
+        from kgen.serve.webhooks import WebhookCaller
+
+        hooks = webhooks or {}
+        caller = WebhookCaller(
+            services={key: value for key, value in hooks.items() if isinstance(value, str)},
+            apps={key: value for key, value in hooks.items() if not isinstance(value, str)},
+        )
+        self.api = ServedAPI(load(options), self.engine, feature_gates, caller)
         startup(self.api)
         if crds:
             from kgen.serve.crds import load_documents

@@ -306,7 +306,11 @@ def convert_list(call: Call, listed: dict[str, Any]) -> dict[str, Any]:
     """A stored list in the endpoint's version."""
     flow, version = call.endpoint.flow, call.version
     if version != call.endpoint.resource.storage_version:
-        listed["items"] = [flow.from_storage(item, version) for item in listed["items"]]
+        many = getattr(flow, "from_storage_many", None)
+        if many is not None:
+            listed["items"] = many(listed["items"], version)
+        else:
+            listed["items"] = [flow.from_storage(item, version) for item in listed["items"]]
     listed["apiVersion"] = call.endpoint.api_version
     listed["kind"] = call.endpoint.list_kind
     return listed
@@ -342,7 +346,10 @@ async def create(call: Call) -> Response:
         name = versioned["metadata"].get("name") or versioned["metadata"].get("generateName", "")
         await check_namespace_accepts(call.api, call.namespace, call.endpoint, name)
     flow = call.endpoint.flow
-    stored = flow.to_storage(result.object, None)
+    if getattr(flow, "remote_conversion", False):  # a webhook call: not on the event loop
+        stored = await work.run(flow.to_storage, result.object, None)
+    else:
+        stored = flow.to_storage(result.object, None)
     if call.endpoint.namespaced:
         stored.setdefault("metadata", {})["namespace"] = call.namespace
     else:

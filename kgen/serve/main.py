@@ -68,6 +68,8 @@ class ServeOptions:
     request_timeout: float = 60.0
     """Seconds a request that is not a watch may take, its body included (kube-apiserver's
     --request-timeout); 0: none."""
+    webhook_services: dict[str, str] = field(default_factory=dict)
+    """`namespace/name` of a Service -> `host:port` where its webhook listens on this machine."""
 
 
 SWITCH_INTERVAL = 0.001
@@ -196,7 +198,9 @@ def prepare(api_options: Any, options: ServeOptions, say: Callable[[str], None] 
     )
     secrets_dir = None
     try:
-        api = ServedAPI(loaded, engine, options.feature_gates)
+        from kgen.serve.webhooks import WebhookCaller
+
+        api = ServedAPI(loaded, engine, options.feature_gates, WebhookCaller(services=options.webhook_services))
         startup(api)
         app = create_app(
             api, token=token, max_requests_inflight=options.max_requests_inflight,

@@ -15,6 +15,7 @@ min-request-timeout), and at shutdown.
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import random
 import struct
@@ -137,9 +138,14 @@ async def _json_events(
     columns = table.columns_of(call.endpoint.printer_columns)
     include = call.query.get("includeObject", "") or "Metadata"
     version = call.version
+    remote = getattr(call.endpoint.flow, "remote_conversion", False)
     try:
         async for event in opened:
-            if as_table and event.type in ("ADDED", "MODIFIED", "DELETED"):
+            if remote and event.type in ("ADDED", "MODIFIED", "DELETED") and not as_table:
+                # Through a conversion webhook: a call per watcher, off the event loop.
+                converted = await asyncio.to_thread(_event_object, call, event)
+                yield encode_json({"type": event.type, "object": converted})
+            elif as_table and event.type in ("ADDED", "MODIFIED", "DELETED"):
                 obj = table.table(
                     [_event_object(call, event)],
                     columns,
