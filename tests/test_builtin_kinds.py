@@ -607,6 +607,55 @@ def test_events_print_as_kubectl_get_events_shows_them(client):
         ]
 
 
+def test_a_core_event_prints_its_count_and_source(client):
+    """printEvent on an old-style event: last seen from lastTimestamp, first seen from
+    firstTimestamp, its count, the source's component and host."""
+    now = datetime.datetime.now(datetime.timezone.utc)
+    first, last = (now - datetime.timedelta(days=9, hours=1)), (now - datetime.timedelta(hours=49, minutes=30))
+    client.post(EVENTS, json=_core_event("counted", count=4, source={"component": "kubelet", "host": "node-1"},
+                                         firstTimestamp=first.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                                         lastTimestamp=last.strftime("%Y-%m-%dT%H:%M:%SZ")))  # fmt: skip
+    cells = client.get(f"{EVENTS}/counted", headers=TABLE).json()["rows"][0]["cells"]
+    assert cells == [
+        "2d1h",
+        "Normal",
+        "Started",
+        "pod/web",
+        "",
+        "kubelet, node-1",
+        "started the container",
+        "9d",
+        4,
+        "counted",
+    ]
+
+
+def test_a_watch_through_events_k8s_io_sees_core_events(client):
+    """A watch of events.k8s.io/v1 events sees an event written through core v1, converted,
+    and selected by the events.k8s.io field labels."""
+    start = client.get(EVENTS_V1).json()["metadata"]["resourceVersion"]
+    client.post(
+        EVENTS,
+        json=_core_event("watched", involvedObject={"kind": "Pod", "name": "watched-pod", "namespace": "default"}),
+    )
+    client.post(EVENTS, json=_core_event("not-watched"))
+    params = {
+        "watch": "true",
+        "resourceVersion": start,
+        "fieldSelector": "regarding.name=watched-pod",
+        "timeoutSeconds": "1",
+    }
+    with client.stream("GET", EVENTS_V1, params=params) as stream:
+        lines = [json.loads(line) for line in stream.iter_lines() if line]
+    assert [(e["type"], e["object"]["apiVersion"], e["object"]["metadata"]["name"]) for e in lines] == [
+        ("ADDED", "events.k8s.io/v1", "watched")
+    ]
+    assert (
+        lines[0]["object"]["regarding"]["name"] == "watched-pod"
+        and lines[0]["object"]["note"] == "started the container"
+    )
+
+
 # -- Leases ---------------------------------------------------------------------------------------------
 
 
@@ -734,6 +783,30 @@ def test_protobuf_bodies_as_client_go_writes_them(client):
     assert stored.status_code == 201 and stored.json()["data"] == {"k": _b64("v")}
     listed = client.get(SECRETS, headers={"Accept": PROTOBUF})
     assert listed.status_code == 200 and listed.content.startswith(b"k8s\x00")
+
+
+def test_a_config_map_owned_by_a_custom_resource_is_collected_with_it(client):
+    """The garbage collector follows ownerReferences of the built-in kinds too: an
+    operator's ConfigMap goes with the object that owns it (background deletion)."""
+    import time
+
+    gadgets = "/apis/gadgets.example.com/v1/namespaces/default/gadgets"
+    owner = client.post(
+        gadgets, json={"apiVersion": "gadgets.example.com/v1", "kind": "Gadget", "metadata": {"name": "owner"}}
+    ).json()
+    reference = {
+        "apiVersion": "gadgets.example.com/v1",
+        "kind": "Gadget",
+        "name": "owner",
+        "uid": owner["metadata"]["uid"],
+    }
+    owned = client.post(CM, json={"metadata": {"name": "owned", "ownerReferences": [reference]}})
+    assert owned.status_code == 201 and owned.json()["metadata"]["ownerReferences"] == [reference]
+    assert client.delete(f"{gadgets}/owner").status_code == 200
+    deadline = time.monotonic() + 10
+    while client.get(f"{CM}/owned").status_code != 404 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert client.get(f"{CM}/owned").status_code == 404
 
 
 # -- what an API that defines these kinds itself keeps -----------------------------------------------------

@@ -194,6 +194,15 @@ def plain(value: Any) -> Any:
     return value
 
 
+def type_meta(document: Any) -> dict[str, Any]:
+    """The apiVersion and kind of a parsed object (the last of each given), as plain data."""
+    found: dict[str, Any] = {}
+    for key, value in _members(document) or ():
+        if key in ("apiVersion", "kind"):
+            found[key] = plain(value)
+    return found
+
+
 def is_object(value: Any) -> bool:
     """Whether a parsed value is a JSON object."""
     return isinstance(value, (_Object, dict))

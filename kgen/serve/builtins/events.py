@@ -48,16 +48,22 @@ _TO_EVENTS = {core: events for events, core in _RENAMED.items()}
 
 def to_core(obj: dict[str, Any]) -> dict[str, Any]:
     """An events.k8s.io/v1 Event as the core v1 Event it is stored as."""
-    core = {_RENAMED.get(key, key): value for key, value in obj.items()}
-    core["apiVersion"], core["kind"] = "v1", "Event"
-    return gotypes.normalize(types.CORE_EVENT, core)
+    return _convert(obj, _RENAMED, types.CORE_EVENT, "v1")
 
 
 def from_core(stored: dict[str, Any]) -> dict[str, Any]:
     """A stored core v1 Event as events.k8s.io/v1 writes it."""
-    events = {_TO_EVENTS.get(key, key): value for key, value in stored.items()}
-    events["apiVersion"], events["kind"] = "events.k8s.io/v1", "Event"
-    return gotypes.normalize(types.EVENTS_EVENT, events)
+    return _convert(stored, _TO_EVENTS, types.EVENTS_EVENT, "events.k8s.io/v1")
+
+
+def _convert(event: dict[str, Any], names: dict[str, str], target: gotypes.Struct, api_version: str) -> dict[str, Any]:
+    """An event (as Go writes it) renamed into the other group's struct, written as Go writes
+    that one (its omitempty rules); the metadata is the same in both."""
+    renamed = {names.get(key, key): value for key, value in event.items() if key != "metadata"}
+    renamed["apiVersion"], renamed["kind"] = api_version, "Event"
+    converted: dict[str, Any] = gotypes.encode(target, renamed)
+    converted["metadata"] = event.get("metadata") or {}
+    return converted
 
 
 def _namespace(obj: dict[str, Any]) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 
 from kgen.runtime import goscan, gotypes
 from kgen.runtime.errors import bad_request
-from kgen.runtime.scheme import DecodeResult, FieldValidation, GroupVersion, GroupVersionKind
+from kgen.runtime.scheme import DecodeResult, FieldValidation, GroupVersion, GroupVersionKind, cannot_handle
 from kgen.runtime.store import DefaultStrategy, ResourceInfo, json_copy
 from kgen.runtime.validation.field import FieldError, invalid_error
 from kgen.serve.loader import PrinterColumn, Resource, ServedVersion
@@ -138,12 +138,6 @@ def _summary(body: bytes, limit: int = 30) -> str:
     return body[:limit].hex() + (" ..." if len(body) > limit else "")
 
 
-def cannot_handle(kind: str, version: str, problem: str) -> Exception:
-    """The 400 the API server's handlers answer for a body its decoder refused
-    (endpoints/handlers/rest.go transformDecodeError)."""
-    return bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {problem}')
-
-
 class BuiltinFlow:
     """Decoding, conversion and validation of one built-in kind in one version."""
 
@@ -166,10 +160,11 @@ class BuiltinFlow:
 
     def decode(self, data: bytes, version: str, field_validation: FieldValidation) -> DecodeResult:
         """A JSON request body: Go's decoding into the kind's type, then its defaults."""
-        problem = goscan.syntax_error(data)
-        if problem is not None:
-            raise self._unrecognized(problem, data)
-        document = gotypes.parse_json(data.decode("utf-8", "replace"))  # Go reads bad UTF-8 as U+FFFD
+        try:
+            document = gotypes.parse_json(data.decode("utf-8", "replace"))  # Go reads bad UTF-8 as U+FFFD
+        except ValueError as error:
+            # Go's scanner words what is wrong (and refuses what Python's parser does, NaN included).
+            raise self._unrecognized(goscan.syntax_error(data) or str(error), data) from None
         return self._decode(document, version, field_validation, data)
 
     def decode_dict(self, obj: dict[str, Any], version: str, field_validation: FieldValidation) -> DecodeResult:
@@ -193,14 +188,16 @@ class BuiltinFlow:
         if not gotypes.is_object(document):
             raise self._unrecognized(f"json: cannot unmarshal {gotypes.describe(document)} into Go value of type {_FIND_KIND}",
                                      body if body is not None else json.dumps(document).encode())  # fmt: skip
-        members = gotypes.plain(document)
+        members = gotypes.type_meta(document)
         for name in ("apiVersion", "kind"):
             value = members.get(name)
             if value is not None and not isinstance(value, str):
                 problem = (
                     f"json: cannot unmarshal {gotypes.describe(value)} into Go struct field .{name} of type string"
                 )
-                raise self._unrecognized(problem, body if body is not None else json.dumps(members).encode())
+                raise self._unrecognized(
+                    problem, body if body is not None else json.dumps(gotypes.plain(document)).encode()
+                )
         api_version = members.get("apiVersion") or kind.api_version
         given_kind = members.get("kind") or kind.kind
         if api_version != kind.api_version or given_kind != kind.kind:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from kgen.runtime import gotypes
+from kgen.runtime.errors import bad_request
 from kgen.runtime.validation.field import FIELD_IMMUTABLE, FieldError, Path, invalid
 from kgen.runtime.validation.meta import validate_object_meta, validate_object_meta_update
 
@@ -19,7 +20,10 @@ MAX_SECRET_SIZE = 1024 * 1024
 def _meta(obj: dict[str, Any]) -> Any:
     from kgen.runtime.apimachinery.meta.v1.models import ObjectMeta
 
-    return ObjectMeta.from_dict(obj.get("metadata") or {})
+    try:
+        return ObjectMeta.from_dict(obj.get("metadata") or {})
+    except ValueError as error:  # what Go decoded but kgen's model refuses (managedFields that are no set)
+        raise bad_request(f"unable to decode the metadata: {error}") from None
 
 
 def object_meta(obj: dict[str, Any]) -> list[FieldError]:
