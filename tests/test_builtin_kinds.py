@@ -783,6 +783,37 @@ def test_protobuf_bodies_as_client_go_writes_them(client):
     assert stored.status_code == 201 and stored.json()["data"] == {"k": _b64("v")}
     listed = client.get(SECRETS, headers={"Accept": PROTOBUF})
     assert listed.status_code == 200 and listed.content.startswith(b"k8s\x00")
+    from kgen.runtime import protobuf
+
+    assert protobuf.decode_envelope(listed.content).kind == "SecretList"
+    assert wire.unmarshal(core.SECRETS.list_type, protobuf.decode_envelope(listed.content).raw)["items"]
+
+
+def test_a_protobuf_watch_of_events(client):
+    """A watch in protobuf (client-go's informers of built-in kinds): length-prefixed
+    WatchEvents, each holding the object in the envelope of the watched group's kind."""
+    import struct
+
+    from kgen.runtime import protobuf
+    from kgen.runtime.apimachinery.meta.v1 import generated_pb2
+    from kgen.serve.builtins import events, wire
+
+    start = client.get(EVENTS_V1).json()["metadata"]["resourceVersion"]
+    client.post(EVENTS, json=_core_event("proto-watched"))
+    params = {
+        "watch": "true",
+        "resourceVersion": start,
+        "fieldSelector": "metadata.name=proto-watched",
+        "timeoutSeconds": "1",
+    }
+    with client.stream("GET", EVENTS_V1, params=params, headers={"Accept": PROTOBUF}) as stream:
+        data = stream.read()
+    (length,) = struct.unpack(">I", data[:4])
+    event = generated_pb2.WatchEvent.FromString(data[4 : 4 + length])
+    envelope = protobuf.decode_envelope(event.object.raw)
+    assert (event.type, envelope.api_version, envelope.kind) == ("ADDED", "events.k8s.io/v1", "Event")
+    decoded = wire.unmarshal(events.EVENTS.type, envelope.raw)
+    assert decoded["note"] == "started the container" and decoded["regarding"]["name"] == "web"
 
 
 def test_a_config_map_owned_by_a_custom_resource_is_collected_with_it(client):
@@ -814,7 +845,9 @@ def test_a_config_map_owned_by_a_custom_resource_is_collected_with_it(client):
 
 def test_an_api_defining_events_keeps_its_own(tmp_path):
     """A repository whose API defines core v1 Events serves its own; events.k8s.io is then
-    not served from kgen's definitions (they would share the API's storage)."""
+    not served from kgen's definitions (they would share the API's storage). With the
+    CoordinatedLeaderElection feature on, a Lease keeps its strategy, which must be one
+    ValidateCoordinatedLeaseStrategy knows (it names the field spec.strategy.strategy)."""
     from kgen.serve.fake import FakeCluster, _SyncBridge
 
     files = dict(FILES)
@@ -824,8 +857,18 @@ def test_an_api_defining_events_keeps_its_own(tmp_path):
     )
     files["apis/core/v1/types.go"] = TYPES.replace("Gadget", "Event").replace("GadgetSpec", "EventSpec")
     root = write_tree(tmp_path, files)
-    with FakeCluster(config=root / "pyproject.toml") as fake:
+    with FakeCluster(config=root / "pyproject.toml", feature_gates={"CoordinatedLeaderElection": True}) as fake:
         with httpx.Client(transport=_SyncBridge(fake), base_url="https://fake.cluster") as http:
+            kept = http.post(
+                LEASES, json=_named("coordinated", spec={"strategy": "OldestEmulationVersion", "preferredHolder": "a"})
+            )
+            assert kept.status_code == 201 and kept.json()["spec"]["strategy"] == "OldestEmulationVersion"
+            _, causes = _invalid(http.post(LEASES, json=_named("unknown", spec={"strategy": "Nope"})))
+            assert causes == [("FieldValueNotSupported", "spec.strategy.strategy",
+                               'Unsupported value: "Nope": supported values: "OldestEmulationVersion"')]  # fmt: skip
+            _, causes = _invalid(http.post(LEASES, json=_named("holder", spec={"preferredHolder": "a"})))
+            assert causes == [("FieldValueForbidden", "spec.preferredHolder",
+                               "Forbidden: may only be specified if `strategy` is defined")]  # fmt: skip
             made = http.post(EVENTS, json={"metadata": {"name": "own"}, "spec": {"size": 1}})
             assert made.status_code == 201, made.text
             assert made.json()["spec"] == {"size": 1}

@@ -39,6 +39,9 @@ def _invalid(byte: int, context: str) -> _Syntax:
 
 
 class _Scanner:
+    """Go's scanner: `step` is the state that reads the next byte (each method is one of
+    Go's states, named after it); `stack` holds the objects and arrays being read."""
+
     def __init__(self) -> None:
         self.step: Callable[[int], None] = self.begin_value
         self.stack: list[int] = []

@@ -33,8 +33,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "INTERNAL_VERSION", "MAX_DOCUMENT_DEPTH", "MAX_REQUEST_BODY_BYTES", "SCHEME", "APIError", "DecodeResult",
-    "FieldValidation", "GroupVersion", "GroupVersionKind", "Scheme", "StatusCause", "bad_request", "cannot_handle", "load_all",
-    "version_priority",
+    "FieldValidation", "GroupVersion", "GroupVersionKind", "Scheme", "StatusCause", "bad_request", "cannot_handle",
+    "load_all", "version_priority",
 ]  # fmt: skip
 
 INTERNAL_VERSION = "__internal"

@@ -1,4 +1,5 @@
-"""What the server serves: every group/version of the API and the built-in `namespaces`.
+"""What the server serves: every group/version of the API, the built-in `namespaces` and the
+built-in kinds of `kgen.serve.builtins` (ConfigMaps, Secrets, ServiceAccounts, Events, Leases).
 
 An `Endpoint` is one resource in one served version (`/apis/example.kgen.dev/v1/frobbers`):
 its names and scope, the store it reads and writes (in the storage version, shared by

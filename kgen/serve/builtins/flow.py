@@ -109,15 +109,18 @@ class BuiltinInfo(ResourceInfo):
 
     @property
     def field_labels(self) -> tuple[str, ...]:
+        """The metadata's labels and the kind's own."""
         return ("metadata.name", "metadata.namespace", *self.labels)
 
     def unsupported_field_label(self, label: str) -> str:
+        """The field label conversion's error: the kind's own, or apimachinery's default."""
         if self.labels_converted:
             return f"field label not supported: {label}"
         # runtime.DefaultMetaV1FieldSelectorConversion, for kinds without their own conversion.
         return f'"{label}" is not a known field selector: only "metadata.name", "metadata.namespace"'
 
     def field_values(self, obj: dict[str, Any]) -> dict[str, str]:
+        """The values of every label for a stored object."""
         metadata = obj.get("metadata") or {}
         values = {"metadata.name": metadata.get("name", ""), "metadata.namespace": metadata.get("namespace", "")}
         for label, read in self.labels.items():

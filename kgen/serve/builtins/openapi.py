@@ -34,6 +34,8 @@ _SHARED = {
 
 
 class _Writer:
+    """Collects the definitions of the structs it writes (each once) in `schemas`."""
+
     def __init__(self) -> None:
         self.schemas: dict[str, dict[str, Any]] = {}
 
