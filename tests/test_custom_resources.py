@@ -116,7 +116,6 @@ type WidgetList struct {{
 }}
 """
 
-
 def _files() -> dict[str, str]:
     files = {
         "pyproject.toml": '[tool.kgen]\ninput = "apis"\noutput = "shop_served"\n',
@@ -161,10 +160,7 @@ def client(request, cluster):
             options = resolve_options(config_path=cluster.root / "pyproject.toml", registered=tuple(GENERATORS))
             files = {f.path: f.content for f in pipeline.generate(options, use_cache=False).files}
             text = files["crds/shop.example.com_widgets.yaml"].replace("shop.example.com", "shop-installed.example.com")
-            created = http.post(
-                "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-                json=yaml.safe_load(text.split("---\n", 1)[1]),
-            )
+            created = http.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=yaml.safe_load(text.split("---\n", 1)[1]))
             assert created.status_code == 201, created.text[:500]
             http.group = "shop-installed.example.com"
         yield http
@@ -226,22 +222,10 @@ def test_a_value_of_the_wrong_type_is_422_type_invalid(client):
     errors a cluster gives besides, the first at <nil>)."""
     causes = _invalid(_create(client, _widget(client, "types", replicas="three", port=True)))
     assert causes == [
-        (
-            "FieldValueTypeInvalid",
-            "spec.port",
-            'Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean"',
-        ),
+        ("FieldValueTypeInvalid", "spec.port", 'Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean"'),
         ("FieldValueInvalid", "<nil>", 'Invalid value: "": "spec.port" must validate at least one schema (anyOf)'),
-        (
-            "FieldValueTypeInvalid",
-            "spec.port",
-            'Invalid value: "boolean": spec.port in body must be of type integer: "boolean"',
-        ),
-        (
-            "FieldValueTypeInvalid",
-            "spec.replicas",
-            'Invalid value: "string": spec.replicas in body must be of type integer: "string"',
-        ),
+        ("FieldValueTypeInvalid", "spec.port", 'Invalid value: "boolean": spec.port in body must be of type integer: "boolean"'),
+        ("FieldValueTypeInvalid", "spec.replicas", 'Invalid value: "string": spec.replicas in body must be of type integer: "string"'),
     ]
     assert _create(client, _widget(client, "port-name", port="http")).status_code == 201
     assert _create(client, _widget(client, "port-number", port=8080)).status_code == 201
@@ -249,9 +233,7 @@ def test_a_value_of_the_wrong_type_is_422_type_invalid(client):
 
 def test_a_pattern_error_uses_the_apiextensions_wording(client):
     causes = _invalid(_create(client, _widget(client, "pattern", color="Red!")))
-    assert causes == [
-        ("FieldValueInvalid", "spec.color", "Invalid value: \"Red!\": spec.color in body should match '^[a-z]+$'")
-    ]
+    assert causes == [("FieldValueInvalid", "spec.color", "Invalid value: \"Red!\": spec.color in body should match '^[a-z]+$'")]
 
 
 def test_unknown_fields_are_pruned_but_preserved_under_preserve_unknown_fields(client):
@@ -342,16 +324,10 @@ def test_the_scale_subresource_reads_and_writes_the_paths_of_the_crd(client):
     assert updated.status_code == 200 and updated.json()["spec"] == {"replicas": 5}
     assert client.get(_path(client, "v1") + "/scaled").json()["spec"]["replicas"] == 5
     assert client.put(path, json=scale).status_code == 409  # its resourceVersion is stale now
-    merged = client.patch(
-        path, content='{"spec":{"replicas":7}}', headers={"Content-Type": "application/merge-patch+json"}
-    )
+    merged = client.patch(path, content='{"spec":{"replicas":7}}', headers={"Content-Type": "application/merge-patch+json"})
     assert merged.json()["spec"]["replicas"] == 7
-    negative = client.patch(
-        path, content='{"spec":{"replicas":-1}}', headers={"Content-Type": "application/merge-patch+json"}
-    )
-    assert _invalid(negative) == [
-        ("FieldValueInvalid", "spec.replicas", "Invalid value: -1: must be greater than or equal to 0")
-    ]
+    negative = client.patch(path, content='{"spec":{"replicas":-1}}', headers={"Content-Type": "application/merge-patch+json"})
+    assert _invalid(negative) == [("FieldValueInvalid", "spec.replicas", "Invalid value: -1: must be greater than or equal to 0")]
     resources = client.get(f"/apis/{client.group}/v1").json()["resources"]
     scale_entry = next(r for r in resources if r["name"] == "widgets/scale")
     assert (scale_entry["group"], scale_entry["version"], scale_entry["kind"]) == ("autoscaling", "v1", "Scale")
@@ -368,15 +344,10 @@ def test_the_openapi_v3_document_names_a_custom_resource_by_group_and_version(cl
     assert widget["x-kubernetes-group-version-kind"] == [{"group": client.group, "kind": "Widget", "version": "v1"}]
     assert widget["properties"]["spec"]["properties"]["label"]["maxLength"] == 5  # inline, this version's
     assert "$ref" not in json.dumps(widget["properties"]["spec"])
-    assert schemas[f"{reversed_group}.v1.WidgetList"]["properties"]["items"]["items"] == {
-        "$ref": f"#/components/schemas/{reversed_group}.v1.Widget"
-    }
+    assert schemas[f"{reversed_group}.v1.WidgetList"]["properties"]["items"]["items"] == {"$ref": f"#/components/schemas/{reversed_group}.v1.Widget"}
     assert not [name for name in schemas if not name.startswith(("io.k8s.", f"{reversed_group}.v1."))]
     get = document["paths"][f"/apis/{client.group}/v1/namespaces/{{namespace}}/widgets/{{name}}"]["get"]
-    assert (
-        get["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
-        == f"#/components/schemas/{reversed_group}.v1.Widget"
-    )
+    assert get["responses"]["200"]["content"]["application/json"]["schema"]["$ref"] == f"#/components/schemas/{reversed_group}.v1.Widget"
 
 
 # -- CustomResourceDefinitions installed while the server runs ------------------------------------
@@ -444,36 +415,21 @@ def test_a_crd_created_at_runtime_serves_its_kind_by_its_schema(client):
     assert conditions == {"NamesAccepted": "True", "Established": "True"}
     assert created.json()["status"]["storedVersions"] == ["v1"]
     path = "/apis/certs.example.io/v1/namespaces/default/certificates"
-    cert = {
-        "apiVersion": "certs.example.io/v1",
-        "kind": "Certificate",
-        "metadata": {"name": "web"},
-        "spec": {"secretName": "web-tls", "extra": 1},
-    }
+    cert = {"apiVersion": "certs.example.io/v1", "kind": "Certificate", "metadata": {"name": "web"}, "spec": {"secretName": "web-tls", "extra": 1}}
     made = client.post(path, json=cert)
     assert made.status_code == 201, made.text[:500]
     assert made.json()["spec"] == {"secretName": "web-tls", "duration": "2160h"}  # pruned, defaulted
     assert made.headers["warning"] == '299 - "unknown field \\"spec.extra\\""'
-    too_long = _invalid(
-        client.post(path, json={**cert, "metadata": {"name": "long"}, "spec": {"secretName": "x" * 21}})
-    )
+    too_long = _invalid(client.post(path, json={**cert, "metadata": {"name": "long"}, "spec": {"secretName": "x" * 21}}))
     assert too_long == [("FieldValueTooLong", "spec.secretName", "Too long: may not be more than 20 bytes")]
-    empty = _invalid(
-        client.post(path, json={**cert, "metadata": {"name": "empty"}, "spec": {"secretName": "a", "dnsNames": []}})
-    )
+    empty = _invalid(client.post(path, json={**cert, "metadata": {"name": "empty"}, "spec": {"secretName": "a", "dnsNames": []}}))
     assert empty == [("FieldValueInvalid", "spec", 'Invalid value: "object": dnsNames may not be empty')]
     resources = {r["name"] for r in client.get("/apis/certs.example.io/v1").json()["resources"]}
     assert resources == {"certificates", "certificates/status"}
     schemas = client.get("/openapi/v3/apis/certs.example.io/v1").json()["components"]["schemas"]
     assert "io.example.certs.v1.Certificate" in schemas
-    refused = client.post(
-        crds, json={**yaml.safe_load(THIRD_PARTY_CRD), "metadata": {"name": "wrong.certs.example.io"}}
-    )
-    assert (
-        "FieldValueInvalid",
-        "metadata.name",
-        'Invalid value: "wrong.certs.example.io": must be spec.names.plural+"."+spec.group',
-    ) in _invalid(refused)
+    refused = client.post(crds, json={**yaml.safe_load(THIRD_PARTY_CRD), "metadata": {"name": "wrong.certs.example.io"}})
+    assert ("FieldValueInvalid", "metadata.name", 'Invalid value: "wrong.certs.example.io": must be spec.names.plural+"."+spec.group') in _invalid(refused)
     assert client.delete(crds + "/certificates.certs.example.io").status_code == 200
     assert client.get(path).status_code == 404
     assert client.post(crds, json=yaml.safe_load(THIRD_PARTY_CRD)).status_code == 201  # again, empty
@@ -491,19 +447,9 @@ def test_a_fake_cluster_takes_crd_files(tmp_path):
     with FakeCluster(config=REPO / "pyproject.toml", crds=[crd_file]) as cluster:
         with httpx.Client(transport=_SyncBridge(cluster), base_url="https://fake.cluster") as http:
             path = "/apis/certs.example.io/v1/namespaces/default/certificates"
-            made = http.post(
-                path,
-                json={
-                    "apiVersion": "certs.example.io/v1",
-                    "kind": "Certificate",
-                    "metadata": {"name": "a"},
-                    "spec": {"secretName": "s"},
-                },
-            )
+            made = http.post(path, json={"apiVersion": "certs.example.io/v1", "kind": "Certificate", "metadata": {"name": "a"}, "spec": {"secretName": "s"}})
             assert made.status_code == 201 and made.json()["spec"]["duration"] == "2160h"
-            assert http.get(
-                "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/certificates.certs.example.io"
-            ).json()["status"]["storedVersions"] == ["v1"]
+            assert http.get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/certificates.certs.example.io").json()["status"]["storedVersions"] == ["v1"]
 
 
 # -- garbage collection of ownerReferences ----------------------------------------------------------
@@ -522,12 +468,7 @@ def _eventually(check, seconds: float = 10.0) -> bool:
 
 def _owned(client: Served, name: str, owner: dict[str, Any], block: bool = False) -> dict[str, Any]:
     body = _widget(client, name)
-    reference = {
-        "apiVersion": owner["apiVersion"],
-        "kind": "Widget",
-        "name": owner["metadata"]["name"],
-        "uid": owner["metadata"]["uid"],
-    }
+    reference = {"apiVersion": owner["apiVersion"], "kind": "Widget", "name": owner["metadata"]["name"], "uid": owner["metadata"]["uid"]}
     if block:
         reference["blockOwnerDeletion"] = True
     body["metadata"]["ownerReferences"] = [reference]
@@ -554,9 +495,7 @@ def test_deleting_an_owner_collects_its_dependents_by_the_propagation_policy(cli
     assert _eventually(lambda: client.get(f"{path}/{prefix}-owner").status_code == 404)
     names = [d["metadata"]["name"] for d in dependents] + [grandchild["metadata"]["name"]]
     if policy == "Orphan":
-        assert _eventually(
-            lambda: all("ownerReferences" not in client.get(f"{path}/{n}").json()["metadata"] for n in names[:2])
-        )
+        assert _eventually(lambda: all("ownerReferences" not in client.get(f"{path}/{n}").json()["metadata"] for n in names[:2]))
         assert client.get(f"{path}/{names[2]}").json()["metadata"]["ownerReferences"][0]["name"] == names[0]
     else:
         assert _eventually(lambda: all(client.get(f"{path}/{n}").status_code == 404 for n in names))
@@ -567,16 +506,12 @@ def test_a_dependent_with_another_living_owner_only_loses_the_reference(client):
     second = _create(client, _widget(client, "gc-second")).json()
     body = _widget(client, "gc-shared")
     body["metadata"]["ownerReferences"] = [
-        {"apiVersion": o["apiVersion"], "kind": "Widget", "name": o["metadata"]["name"], "uid": o["metadata"]["uid"]}
-        for o in (first, second)
+        {"apiVersion": o["apiVersion"], "kind": "Widget", "name": o["metadata"]["name"], "uid": o["metadata"]["uid"]} for o in (first, second)
     ]
     assert _create(client, body).status_code == 201
     path = _path(client)
     client.delete(f"{path}/gc-first")
-    assert _eventually(
-        lambda: [r["name"] for r in client.get(f"{path}/gc-shared").json()["metadata"].get("ownerReferences", [])]
-        == ["gc-second"]
-    )
+    assert _eventually(lambda: [r["name"] for r in client.get(f"{path}/gc-shared").json()["metadata"].get("ownerReferences", [])] == ["gc-second"])
 
 
 def test_unknown_metadata_fields_are_dropped_as_unknown_fields(client):
@@ -599,9 +534,7 @@ def test_a_field_given_twice_is_a_duplicate_field(client):
     """Strict decoding reports a key given twice in the JSON text (`duplicate field`), as it
     reports unknown fields: a Warning by default, 400 with Strict; the last value wins."""
     text = '{"apiVersion":"%s/v1","kind":"Widget","metadata":{"name":"%s"},"spec":{"color":"red","color":"blue"}}'
-    warned = client.post(
-        _path(client), content=text % (client.group, "twice"), headers={"Content-Type": "application/json"}
-    )
+    warned = client.post(_path(client), content=text % (client.group, "twice"), headers={"Content-Type": "application/json"})
     assert warned.status_code == 201 and warned.json()["spec"]["color"] == "blue"
     assert warned.headers["warning"] == '299 - "duplicate field \\"spec.color\\""'
     strict = client.post(_path(client), content=text % (client.group, "twice-strict"), params={"fieldValidation": "Strict"},

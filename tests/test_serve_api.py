@@ -49,8 +49,7 @@ def test_legacy_discovery(client):
     assert groups["kind"] == "APIGroupList"
     # CustomResourceDefinitions, Leases and events.k8s.io Events are served, as on a cluster.
     extensions, coordination, events, example = groups["groups"]
-    assert (extensions["name"], coordination["name"]) == ("apiextensions.k8s.io", "coordination.k8s.io")
-    assert events["name"] == "events.k8s.io"
+    assert (extensions["name"], coordination["name"], events["name"]) == ("apiextensions.k8s.io", "coordination.k8s.io", "events.k8s.io")
     assert example["name"] == "example.kgen.dev"
     assert [v["version"] for v in example["versions"]] == ["v1", "v1beta1"]
     assert example["preferredVersion"]["version"] == "v1"
@@ -75,56 +74,39 @@ def test_aggregated_discovery(client):
     assert document["kind"] == "APIGroupDiscoveryList" and document["apiVersion"] == "apidiscovery.k8s.io/v2"
     extensions, coordination, events, group = document["items"]
     assert events["metadata"]["name"] == "events.k8s.io"
-    assert (extensions["metadata"]["name"], coordination["metadata"]["name"]) == (
-        "apiextensions.k8s.io",
-        "coordination.k8s.io",
-    )
+    assert (extensions["metadata"]["name"], coordination["metadata"]["name"]) == ("apiextensions.k8s.io", "coordination.k8s.io")
     assert group["metadata"]["name"] == "example.kgen.dev"
     v1 = next(v for v in group["versions"] if v["version"] == "v1")
     frobbers = next(r for r in v1["resources"] if r["resource"] == "frobbers")
     assert frobbers["scope"] == "Namespaced" and frobbers["responseKind"]["kind"] == "Frobber"
     assert frobbers["subresources"][0]["subresource"] == "status"
     core = client.get("/api", headers={"Accept": AGGREGATED}).json()
-    assert [r["resource"] for r in core["items"][0]["versions"][0]["resources"]] == [
-        "configmaps", "events", "namespaces", "secrets", "serviceaccounts"
-    ]  # fmt: skip
+    assert [r["resource"] for r in core["items"][0]["versions"][0]["resources"]] == ["configmaps", "events", "namespaces", "secrets", "serviceaccounts"]
 
 
 def test_openapi_documents(client):
     index = client.get("/openapi/v3").json()["paths"]
-    assert set(index) == {"api/v1", "apis/apiextensions.k8s.io/v1", "apis/coordination.k8s.io/v1", "apis/events.k8s.io/v1",
-                          "apis/example.kgen.dev/v1", "apis/example.kgen.dev/v1beta1"}  # fmt: skip
+    assert set(index) == {"api/v1", "apis/apiextensions.k8s.io/v1", "apis/coordination.k8s.io/v1", "apis/events.k8s.io/v1", "apis/example.kgen.dev/v1", "apis/example.kgen.dev/v1beta1"}
     address = index["apis/example.kgen.dev/v1"]["serverRelativeURL"]
     response = client.get(address)
     assert "immutable" in response.headers["cache-control"]
     document = response.json()
     # A custom resource, named as the apiextensions-apiserver names it: the group reversed.
     assert "dev.kgen.example.v1.Frobber" in document["components"]["schemas"]
-    assert not [
-        name for name in document["components"]["schemas"] if not name.startswith(("io.k8s.", "dev.kgen.example.v1."))
-    ]
+    assert not [name for name in document["components"]["schemas"] if not name.startswith(("io.k8s.", "dev.kgen.example.v1."))]
     patch = document["paths"]["/apis/example.kgen.dev/v1/namespaces/{namespace}/frobbers/{name}"]["patch"]
     assert patch["x-kubernetes-group-version-kind"] == {"group": "example.kgen.dev", "version": "v1", "kind": "Frobber"}
     assert "fieldValidation" in [p["name"] for p in patch["parameters"]]
     core = client.get(index["api/v1"]["serverRelativeURL"]).json()
     assert "io.k8s.api.core.v1.Namespace" in core["components"]["schemas"]
     swagger = client.get("/openapi/v2", headers={"Accept": "application/json"}).json()
-    assert (
-        swagger["swagger"] == "2.0" and "/apis/example.kgen.dev/v1/namespaces/{namespace}/frobbers" in swagger["paths"]
-    )
-    assert (
-        client.get(
-            "/openapi/v2", headers={"Accept": "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"}
-        ).status_code
-        == 406
-    )
+    assert swagger["swagger"] == "2.0" and "/apis/example.kgen.dev/v1/namespaces/{namespace}/frobbers" in swagger["paths"]
+    assert client.get("/openapi/v2", headers={"Accept": "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"}).status_code == 406
 
 
 def test_yaml_in_and_out(client):
     body = "apiVersion: example.kgen.dev/v1\nkind: Frobber\nmetadata:\n  name: yaml\nspec:\n  replicas: 2\n"
-    created = client.post(
-        FROBBERS, content=body, headers={"Content-Type": "application/yaml", "Accept": "application/yaml"}
-    )
+    created = client.post(FROBBERS, content=body, headers={"Content-Type": "application/yaml", "Accept": "application/yaml"})
     assert created.status_code == 201 and created.headers["content-type"].startswith("application/yaml")
     assert "replicas: 2" in created.text and created.text.startswith("apiVersion: example.kgen.dev/v1\n")
 
@@ -140,12 +122,8 @@ def test_protobuf_objects_lists_bodies_errors_and_watch(client):
 
     accept = {"Accept": "application/vnd.kubernetes.protobuf"}
     namespaces = "/api/v1/namespaces"
-    body = namespace_to_protobuf(
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "proto", "labels": {"a": "b"}}}
-    )
-    created = client.post(
-        namespaces, content=body, headers={"Content-Type": "application/vnd.kubernetes.protobuf", **accept}
-    )
+    body = namespace_to_protobuf({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "proto", "labels": {"a": "b"}}})
+    created = client.post(namespaces, content=body, headers={"Content-Type": "application/vnd.kubernetes.protobuf", **accept})
     assert created.status_code == 201 and created.headers["content-type"] == "application/vnd.kubernetes.protobuf"
     assert namespace_from_protobuf(created.content)["metadata"]["labels"] == {"a": "b"}
     listed = client.get(namespaces, headers=accept)
@@ -155,12 +133,7 @@ def test_protobuf_objects_lists_bodies_errors_and_watch(client):
     envelope = protobuf.decode_envelope(missing.content)
     assert missing.status_code == 404 and (envelope.api_version, envelope.kind) == ("v1", "Status")
     assert protobuf.unmarshal(Status, envelope.raw).reason == "NotFound"
-    with client.stream(
-        "GET",
-        namespaces,
-        params={"watch": "1", "timeoutSeconds": "1", "fieldSelector": "metadata.name=proto"},
-        headers=accept,
-    ) as stream:
+    with client.stream("GET", namespaces, params={"watch": "1", "timeoutSeconds": "1", "fieldSelector": "metadata.name=proto"}, headers=accept) as stream:
         assert stream.headers["content-type"] == "application/vnd.kubernetes.protobuf;stream=watch"
         data = stream.read()
     size = struct.unpack(">I", data[:4])[0]
@@ -169,10 +142,7 @@ def test_protobuf_objects_lists_bodies_errors_and_watch(client):
     assert event.type == "ADDED" and namespace_from_protobuf(event.object.raw)["metadata"]["name"] == "proto"
     refused = client.get(FROBBERS, headers=accept)
     assert refused.status_code == 406 and refused.json()["reason"] == "NotAcceptable"
-    assert (
-        client.get(FROBBERS, headers={"Accept": "application/vnd.kubernetes.protobuf, application/json"}).json()["kind"]
-        == "FrobberList"
-    )
+    assert client.get(FROBBERS, headers={"Accept": "application/vnd.kubernetes.protobuf, application/json"}).json()["kind"] == "FrobberList"
 
 
 def test_table_and_partial_metadata(client):
@@ -188,18 +158,11 @@ def test_table_and_partial_metadata(client):
     assert len(one["rows"]) == 1 and "object" not in one["rows"][0]
     beta = client.get(FROBBERS.replace("/v1/", "/v1beta1/"), headers={"Accept": TABLE}).json()
     assert [c["name"] for c in beta["columnDefinitions"]] == ["Name", "Age"]  # no printer columns: Age
-    partial = client.get(
-        FROBBERS, headers={"Accept": "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"}
-    ).json()
+    partial = client.get(FROBBERS, headers={"Accept": "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"}).json()
     assert partial["kind"] == "PartialObjectMetadataList" and all("spec" not in i for i in partial["items"])
     namespaces = client.get("/api/v1/namespaces", headers={"Accept": TABLE}).json()
     assert [c["name"] for c in namespaces["columnDefinitions"]] == ["Name", "Status", "Age"]
-    with client.stream(
-        "GET",
-        FROBBERS,
-        params={"watch": "1", "timeoutSeconds": "1", "fieldSelector": "metadata.name=tab"},
-        headers={"Accept": TABLE},
-    ) as stream:
+    with client.stream("GET", FROBBERS, params={"watch": "1", "timeoutSeconds": "1", "fieldSelector": "metadata.name=tab"}, headers={"Accept": TABLE}) as stream:
         events = [json.loads(line) for line in stream.iter_lines() if line]
     assert events[0]["object"]["kind"] == "Table" and events[0]["object"]["rows"][0]["cells"][0] == "tab"
 

@@ -25,9 +25,7 @@ def server(request):
 
 
 def manifest(name: str, **spec) -> str:
-    return json.dumps(
-        {"apiVersion": "example.kgen.dev/v1", "kind": "Frobber", "metadata": {"name": name}, "spec": spec}
-    )
+    return json.dumps({"apiVersion": "example.kgen.dev/v1", "kind": "Frobber", "metadata": {"name": name}, "spec": spec})
 
 
 def test_api_resources(server):
@@ -40,10 +38,7 @@ def test_api_resources(server):
 
 
 def test_apply_creates_then_configures(server):
-    assert (
-        "frobber.example.kgen.dev/apply created"
-        in server.kubectl("apply", "-f", "-", input=manifest("apply", replicas=2)).stdout
-    )
+    assert "frobber.example.kgen.dev/apply created" in server.kubectl("apply", "-f", "-", input=manifest("apply", replicas=2)).stdout
     assert "configured" in server.kubectl("apply", "-f", "-", input=manifest("apply", replicas=3)).stdout
     assert "unchanged" in server.kubectl("apply", "-f", "-", input=manifest("apply", replicas=3)).stdout
     got = json.loads(server.kubectl("get", "frobber", "apply", "-o", "json").stdout)
@@ -52,20 +47,10 @@ def test_apply_creates_then_configures(server):
 
 def test_server_side_apply_conflict_and_force(server):
     server.kubectl("apply", "--server-side", "-f", "-", input=manifest("ssa", replicas=2))
-    conflict = server.kubectl(
-        "apply", "--server-side", "--field-manager=other", "-f", "-", input=manifest("ssa", replicas=4), check=False
-    )
+    conflict = server.kubectl("apply", "--server-side", "--field-manager=other", "-f", "-", input=manifest("ssa", replicas=4), check=False)
     assert conflict.returncode != 0
     assert 'Apply failed with 1 conflict: conflict with "kubectl": .spec.replicas' in conflict.stderr
-    server.kubectl(
-        "apply",
-        "--server-side",
-        "--field-manager=other",
-        "--force-conflicts",
-        "-f",
-        "-",
-        input=manifest("ssa", replicas=4),
-    )
+    server.kubectl("apply", "--server-side", "--field-manager=other", "--force-conflicts", "-f", "-", input=manifest("ssa", replicas=4))
     got = json.loads(server.kubectl("get", "fb", "ssa", "-o", "json", "--show-managed-fields").stdout)
     assert got["spec"]["replicas"] == 4
     assert [m["manager"] for m in got["metadata"]["managedFields"]] == ["other"]
@@ -88,9 +73,7 @@ def test_get_watch_sees_a_change(server):
     import os
 
     env = {**os.environ, "KUBECONFIG": str(server.kubeconfig), "HOME": str(server.home)}
-    watcher = subprocess.Popen(
-        ["kubectl", *env_args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+    watcher = subprocess.Popen(["kubectl", *env_args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         first = watcher.stdout.readline()
         assert first.split()[:3] == ["NAME", "MODE", "PHASE"]
@@ -120,24 +103,11 @@ def test_replace_with_a_stale_resource_version_is_a_conflict(server):
 def test_patch_types(server):
     server.kubectl("create", "-f", "-", input=manifest("patched", ports=[{"name": "http", "port": 80}]))
     server.kubectl("patch", "fb", "patched", "--type=merge", "-p", '{"spec":{"mode":"Vigorous"}}')
-    server.kubectl(
-        "patch", "fb", "patched", "--type=json", "-p", '[{"op":"replace","path":"/spec/replicas","value":4}]'
-    )
+    server.kubectl("patch", "fb", "patched", "--type=json", "-p", '[{"op":"replace","path":"/spec/replicas","value":4}]')
     # A Frobber is a custom resource: a cluster refuses a strategic merge patch of it (415).
-    strategic = server.kubectl(
-        "patch",
-        "fb",
-        "patched",
-        "--type=strategic",
-        "-p",
-        '{"spec":{"ports":[{"name":"https","port":443}]}}',
-        check=False,
-    )
+    strategic = server.kubectl("patch", "fb", "patched", "--type=strategic", "-p", '{"spec":{"ports":[{"name":"https","port":443}]}}', check=False)
     assert strategic.returncode != 0
-    assert (
-        "application/strategic-merge-patch+json is not supported by example.kgen.dev/v1, Kind=Frobber"
-        in strategic.stderr
-    )
+    assert "application/strategic-merge-patch+json is not supported by example.kgen.dev/v1, Kind=Frobber" in strategic.stderr
     got = json.loads(server.kubectl("get", "fb", "patched", "-o", "json").stdout)
     assert got["spec"]["mode"] == "Vigorous" and got["spec"]["replicas"] == 4
     assert [p["name"] for p in got["spec"]["ports"]] == ["http"]
@@ -183,24 +153,15 @@ def test_a_third_party_crd_applied_at_runtime(server):
     out = server.kubectl("apply", "-f", "-", input=THIRD_PARTY_CRD).stdout
     assert "customresourcedefinition.apiextensions.k8s.io/certificates.certs.example.io created" in out
     server.kubectl("wait", "--for=condition=Established", "crd/certificates.certs.example.io", "--timeout=20s")
-    cert = {
-        "apiVersion": "certs.example.io/v1",
-        "kind": "Certificate",
-        "metadata": {"name": "web"},
-        "spec": {"secretName": "web-tls"},
-    }
-    assert (
-        "certificate.certs.example.io/web created" in server.kubectl("apply", "-f", "-", input=json.dumps(cert)).stdout
-    )
+    cert = {"apiVersion": "certs.example.io/v1", "kind": "Certificate", "metadata": {"name": "web"}, "spec": {"secretName": "web-tls"}}
+    assert "certificate.certs.example.io/web created" in server.kubectl("apply", "-f", "-", input=json.dumps(cert)).stdout
     cert["spec"]["dnsNames"] = ["example.com"]
     assert "configured" in server.kubectl("apply", "-f", "-", input=json.dumps(cert)).stdout
     table = server.kubectl("get", "cert").stdout.splitlines()
     assert table[0].split() == ["NAME", "SECRET"] and table[1].split() == ["web", "web-tls"]
     got = json.loads(server.kubectl("get", "certificate", "web", "-o", "json").stdout)
     assert got["spec"] == {"secretName": "web-tls", "duration": "2160h", "dnsNames": ["example.com"]}
-    invalid = server.kubectl(
-        "apply", "-f", "-", input=json.dumps({**cert, "spec": {"secretName": "x" * 21}}), check=False
-    )
+    invalid = server.kubectl("apply", "-f", "-", input=json.dumps({**cert, "spec": {"secretName": "x" * 21}}), check=False)
     assert invalid.returncode != 0 and "spec.secretName: Too long: may not be more than 20 bytes" in invalid.stderr
     server.kubectl("delete", "crd", "certificates.certs.example.io")
     gone = server.kubectl("get", "certificates.certs.example.io", check=False)
