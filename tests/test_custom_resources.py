@@ -858,46 +858,6 @@ def test_unknown_metadata_fields_are_dropped_as_unknown_fields(client):
     assert strict.status_code == 400 and 'unknown field "metadata.colour"' in strict.json()["message"]
 
 
-# -- built-in kinds an operator touches -------------------------------------------------------------
-
-
-def test_events_and_leases_are_served_as_built_in_kinds(client):
-    """v1 Events (what an operator framework posts, after finding `events` in discovery) and
-    coordination.k8s.io/v1 Leases (leader election): validated by their fields, updated
-    without a resourceVersion and patched with a strategic merge patch, as built-in kinds are."""
-    core = {r["name"] for r in client.get("/api/v1").json()["resources"]}
-    assert {"events", "namespaces"} <= core
-    event = {
-        "apiVersion": "v1", "kind": "Event", "metadata": {"name": "widget.1", "namespace": "default"},
-        "involvedObject": {"apiVersion": f"{client.group}/v1", "kind": "Widget", "name": "w", "namespace": "default"},
-        "reason": "Reconciled", "message": "all good", "type": "Normal", "count": 1,
-        "source": {"component": "widget-operator"}, "firstTimestamp": "2026-01-01T00:00:00Z",
-    }  # fmt: skip
-    made = client.post("/api/v1/namespaces/default/events", json=event)
-    if made.status_code == 409:  # the second run of this module's client: the same store
-        client.delete("/api/v1/namespaces/default/events/widget.1")
-        made = client.post("/api/v1/namespaces/default/events", json=event)
-    assert made.status_code == 201, made.text[:300]
-    assert made.json()["reason"] == "Reconciled"
-    # A count that is no integer is refused and nothing is stored (a cluster's typed decoder
-    # says 400 where this schema says 422 at `count`).
-    refused = client.post(
-        "/api/v1/namespaces/default/events", json={**event, "metadata": {"name": "bad"}, "count": "x"}
-    )
-    assert refused.status_code in (400, 422) and client.get("/api/v1/namespaces/default/events/bad").status_code == 404
-    leases = "/apis/coordination.k8s.io/v1/namespaces/default/leases"
-    lease = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": f"leader-{client.group}"},
-             "spec": {"holderIdentity": "a", "leaseDurationSeconds": 15}}  # fmt: skip
-    assert client.post(leases, json=lease).status_code == 201
-    taken = client.put(
-        f"{leases}/leader-{client.group}", json={**lease, "spec": {"holderIdentity": "b", "leaseDurationSeconds": 15}}
-    )
-    assert taken.status_code == 200 and taken.json()["spec"]["holderIdentity"] == "b"  # no resourceVersion needed
-    renewed = client.patch(f"{leases}/leader-{client.group}", content='{"spec":{"renewTime":"2026-01-01T00:00:01.000000Z"}}',
-                           headers={"Content-Type": "application/strategic-merge-patch+json"})  # fmt: skip
-    assert renewed.status_code == 200 and renewed.json()["spec"]["holderIdentity"] == "b"
-
-
 def test_a_field_given_twice_is_a_duplicate_field(client):
     """Strict decoding reports a key given twice in the JSON text (`duplicate field`), as it
     reports unknown fields: a Warning by default, 400 with Strict; the last value wins."""

@@ -47,9 +47,9 @@ def test_legacy_discovery(client):
     assert client.get("/api").json()["versions"] == ["v1"]
     groups = client.get("/apis").json()
     assert groups["kind"] == "APIGroupList"
-    # CustomResourceDefinitions and Leases are served, as on a cluster.
-    extensions, coordination, example = groups["groups"]
-    assert (extensions["name"], coordination["name"]) == ("apiextensions.k8s.io", "coordination.k8s.io")
+    # CustomResourceDefinitions, Leases and events.k8s.io Events are served, as on a cluster.
+    extensions, coordination, events, example = groups["groups"]
+    assert (extensions["name"], coordination["name"], events["name"]) == ("apiextensions.k8s.io", "coordination.k8s.io", "events.k8s.io")
     assert example["name"] == "example.kgen.dev"
     assert [v["version"] for v in example["versions"]] == ["v1", "v1beta1"]
     assert example["preferredVersion"]["version"] == "v1"
@@ -72,7 +72,8 @@ def test_aggregated_discovery(client):
     assert response.headers["content-type"] == "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
     document = response.json()
     assert document["kind"] == "APIGroupDiscoveryList" and document["apiVersion"] == "apidiscovery.k8s.io/v2"
-    extensions, coordination, group = document["items"]
+    extensions, coordination, events, group = document["items"]
+    assert events["metadata"]["name"] == "events.k8s.io"
     assert (extensions["metadata"]["name"], coordination["metadata"]["name"]) == ("apiextensions.k8s.io", "coordination.k8s.io")
     assert group["metadata"]["name"] == "example.kgen.dev"
     v1 = next(v for v in group["versions"] if v["version"] == "v1")
@@ -80,12 +81,12 @@ def test_aggregated_discovery(client):
     assert frobbers["scope"] == "Namespaced" and frobbers["responseKind"]["kind"] == "Frobber"
     assert frobbers["subresources"][0]["subresource"] == "status"
     core = client.get("/api", headers={"Accept": AGGREGATED}).json()
-    assert [r["resource"] for r in core["items"][0]["versions"][0]["resources"]] == ["events", "namespaces"]
+    assert [r["resource"] for r in core["items"][0]["versions"][0]["resources"]] == ["configmaps", "events", "namespaces", "secrets", "serviceaccounts"]
 
 
 def test_openapi_documents(client):
     index = client.get("/openapi/v3").json()["paths"]
-    assert set(index) == {"api/v1", "apis/apiextensions.k8s.io/v1", "apis/coordination.k8s.io/v1", "apis/example.kgen.dev/v1", "apis/example.kgen.dev/v1beta1"}
+    assert set(index) == {"api/v1", "apis/apiextensions.k8s.io/v1", "apis/coordination.k8s.io/v1", "apis/events.k8s.io/v1", "apis/example.kgen.dev/v1", "apis/example.kgen.dev/v1beta1"}
     address = index["apis/example.kgen.dev/v1"]["serverRelativeURL"]
     response = client.get(address)
     assert "immutable" in response.headers["cache-control"]

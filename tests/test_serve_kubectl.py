@@ -166,3 +166,40 @@ def test_a_third_party_crd_applied_at_runtime(server):
     server.kubectl("delete", "crd", "certificates.certs.example.io")
     gone = server.kubectl("get", "certificates.certs.example.io", check=False)
     assert gone.returncode != 0
+
+
+def test_builtin_kinds_with_kubectl(server):
+    """ConfigMaps, Secrets and ServiceAccounts as kubectl makes them (its typed clients send
+    protobuf), read back and printed with the API server's columns (printers.go: DATA,
+    TYPE, SECRETS, AGE); an event posted through events.k8s.io/v1 is one of `kubectl get
+    events` (the two groups share it)."""
+    import base64
+
+    assert server.kubectl("create", "configmap", "kc", "--from-literal=a=b").stdout.strip() == "configmap/kc created"
+    assert (
+        server.kubectl("create", "secret", "generic", "ks", "--from-literal=k=v").stdout.strip() == "secret/ks created"
+    )
+    assert server.kubectl("get", "secret", "ks", "-o", "jsonpath={.data.k}").stdout == base64.b64encode(b"v").decode()
+    assert server.kubectl("create", "serviceaccount", "ksa").stdout.strip() == "serviceaccount/ksa created"
+    tables = [block.splitlines() for block in server.kubectl("get", "cm,secret,sa").stdout.strip().split("\n\n")]
+    headers = [table[0].split() for table in tables]
+    assert headers == [["NAME", "DATA", "AGE"], ["NAME", "TYPE", "DATA", "AGE"], ["NAME", "SECRETS", "AGE"]]
+    listed = {line.split()[0]: line.split() for table in tables for line in table[1:]}
+    assert listed["configmap/kc"][1] == "1"
+    assert listed["secret/ks"][1:3] == ["Opaque", "1"]
+    assert listed["serviceaccount/ksa"][1] == "0"
+    event = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "kubectl-seen"},
+             "eventTime": "2026-01-01T00:00:00.000000Z", "reportingController": "example.com/operator",
+             "reportingInstance": "operator-0", "action": "Reconcile", "reason": "Reconciled", "type": "Normal",
+             "note": "reconciled the frobber", "regarding": {"kind": "Frobber", "name": "f", "namespace": "default"}}  # fmt: skip
+    with server.client() as http:
+        made = http.post("/apis/events.k8s.io/v1/namespaces/default/events", json=event)
+        assert made.status_code == 201, made.text
+    shown = server.kubectl("get", "events").stdout.splitlines()
+    assert shown[0].split() == ["LAST", "SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
+    row = next(line for line in shown[1:] if "frobber/f" in line)
+    assert row.split()[1:] == ["Normal", "Reconciled", "frobber/f", "reconciled", "the", "frobber"]
+    assert "frobber/f" in server.kubectl("get", "events.events.k8s.io").stdout
+    assert (
+        "kubectl-seen" in server.kubectl("get", "ev", "--field-selector", "involvedObject.name=f", "-o", "name").stdout
+    )

@@ -33,8 +33,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "INTERNAL_VERSION", "MAX_DOCUMENT_DEPTH", "MAX_REQUEST_BODY_BYTES", "SCHEME", "APIError", "DecodeResult",
-    "FieldValidation", "GroupVersion", "GroupVersionKind", "Scheme", "StatusCause", "bad_request", "load_all",
-    "version_priority",
+    "FieldValidation", "GroupVersion", "GroupVersionKind", "Scheme", "StatusCause", "bad_request", "cannot_handle",
+    "load_all", "version_priority",
 ]  # fmt: skip
 
 INTERNAL_VERSION = "__internal"
@@ -298,11 +298,8 @@ class Scheme:
             if said is None:
                 raise
             causes = [StatusCause("FieldValueInvalid", message, field) for message, field in said]
-            raise bad_request(
-                f'{kind} in version "{group_version.version}" cannot be handled as a {kind}: '
-                + "; ".join(f"{c.field}: {c.message}" if c.field else c.message for c in causes),
-                causes,
-            ) from None
+            problem = "; ".join(f"{c.field}: {c.message}" if c.field else c.message for c in causes)
+            raise cannot_handle(kind, group_version.version, problem, causes) from None
         if default:
             self.default(obj)
         return DecodeResult(obj, gvk, warnings)
@@ -345,6 +342,13 @@ class Scheme:
             obj = self.convert(obj, api_version)
         data: bytes = obj.to_json()
         return data
+
+
+def cannot_handle(kind: str, version: str, problem: str, causes: list[StatusCause] | None = None) -> APIError:
+    """The 400 the API server answers for a body its typed decoder refused:
+    `<Kind> in version "<version>" cannot be handled as a <Kind>: <problem>`
+    (endpoints/handlers/rest.go transformDecodeError)."""
+    return bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {problem}', causes)
 
 
 SCHEME = Scheme()

@@ -4,6 +4,9 @@
                 models or msgspec structs, as `models` says), a Scheme of its kinds,
                 defaults, conversions and validation, and resource metadata
     api         the endpoints: each resource in each served version, plus `namespaces`
+                and the built-in kinds
+    builtins    ConfigMaps, Secrets, ServiceAccounts, Events (core v1 and events.k8s.io),
+                Leases: kgen's Go-type definitions and each kind's strategy
     flow        decode -> default -> internal -> validate -> storage version, and back
     handlers    get, list, create, update, delete, deletecollection
     patching    JSON, merge and strategic merge patch, server-side apply

@@ -1,4 +1,5 @@
-"""What the server serves: every group/version of the API and the built-in `namespaces`.
+"""What the server serves: every group/version of the API, the built-in `namespaces` and the
+built-in kinds of `kgen.serve.builtins` (ConfigMaps, Secrets, ServiceAccounts, Events, Leases).
 
 An `Endpoint` is one resource in one served version (`/apis/example.kgen.dev/v1/frobbers`):
 its names and scope, the store it reads and writes (in the storage version, shared by
@@ -37,7 +38,8 @@ class Endpoint:
     resource: Resource
     version: ServedVersion
     flow: Any
-    """The request flow: `KindFlow`, or `NamespaceFlow` for the built-in namespaces."""
+    """The request flow: `KindFlow`, `CustomResourceFlow`, `NamespaceFlow` for the built-in
+    namespaces, or `BuiltinFlow` for the other built-in kinds."""
     info: ResourceInfo
     store: ResourceStore
     openapi_v3: Mapping[str, Any] | None = None
@@ -166,11 +168,6 @@ class ServedAPI:
         resources = list(loaded.resources)
         if not any(r.group == "" and r.plural == "namespaces" for r in resources):
             resources.append(NAMESPACES)
-        from kgen.serve.builtins import BUILTINS
-
-        served = {(r.group, r.plural) for r in resources}
-        schema_driven = [r for r in BUILTINS if (r.group, r.plural) not in served]
-        resources += schema_driven
         for resource in resources:
             builtin = resource is NAMESPACES
             storage = resource.storage
@@ -189,11 +186,6 @@ class ServedAPI:
             flow: Any
             if builtin:
                 flow = NamespaceFlow()
-            elif resource in schema_driven:  # Events, Leases: kgen's schemas, built-in semantics
-                flow = CustomResourceFlow(
-                    resource.group, resource.kind, resource.storage_version, {v.version: v.schema for v in resource.versions},
-                    None, webhook_conversion=False, namespaced=resource.namespaced,
-                )  # fmt: skip
             else:
                 flow = KindFlow(resource.group, resource.kind, resource.storage_version, gates, loaded.scheme)
                 if resource.custom:  # served as the apiextensions-apiserver serves it, by its CRD's schemas
@@ -223,7 +215,19 @@ class ServedAPI:
                 table[(resource.group, version.version, resource.plural)] = Endpoint(
                     resource, version, flow, info, store, document, builtin
                 )
+        self._serve_builtins({(r.group, r.plural) for r in resources}, gates)
         self._serve_custom_resource_definitions()
+
+    def _serve_builtins(self, defined: set[tuple[str, str]], gates: Mapping[str, bool]) -> None:
+        """ConfigMaps, Secrets, ServiceAccounts, Events and Leases, unless the API defines them."""
+        from kgen.serve import builtins
+
+        for kind in builtins.served(defined, gates):
+            store = self.engine.resource(kind.info)
+            for version in kind.resource.versions:
+                self.endpoints[(kind.resource.group, version.version, kind.resource.plural)] = Endpoint(
+                    kind.resource, version, kind.flow, kind.info, store, kind.openapi_v3
+                )
 
     # -- CustomResourceDefinitions -----------------------------------------------------------------
 

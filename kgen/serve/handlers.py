@@ -186,6 +186,10 @@ def body_json(call: Call, body: bytes) -> bytes:
         try:
             if call.endpoint.builtin:
                 return json.dumps(namespace_from_protobuf(body)).encode()
+            to_json = getattr(call.endpoint.flow, "protobuf_to_json", None)
+            if to_json is not None:  # a built-in kind's own codec
+                converted: bytes = to_json(body)
+                return converted
             data: bytes = protobuf.decode(body).to_json()
             return data
         except protobuf.ProtobufError as error:
@@ -305,12 +309,12 @@ def list_options(call: Call) -> dict[str, Any]:
 def convert_list(call: Call, listed: dict[str, Any]) -> dict[str, Any]:
     """A stored list in the endpoint's version."""
     flow, version = call.endpoint.flow, call.version
-    if version != call.endpoint.resource.storage_version:
-        many = getattr(flow, "from_storage_many", None)
-        if many is not None:
-            listed["items"] = many(listed["items"], version)
-        else:
-            listed["items"] = [flow.from_storage(item, version) for item in listed["items"]]
+    # from_storage even in the storage version: an events.k8s.io event is stored as a core one.
+    many = getattr(flow, "from_storage_many", None)
+    if many is not None and version != call.endpoint.resource.storage_version:
+        listed["items"] = many(listed["items"], version)  # one conversion webhook call for the list
+    else:
+        listed["items"] = [flow.from_storage(item, version) for item in listed["items"]]
     listed["apiVersion"] = call.endpoint.api_version
     listed["kind"] = call.endpoint.list_kind
     return listed
@@ -428,11 +432,12 @@ async def delete(call: Call) -> Response:
 
 def _deleted(call: Call, outcome: DeleteResult, representation: Representation) -> Response:
     """The answer to a delete: the object as deleted (or as finalizers keep it), or, for a
-    custom resource that is gone, a Status Success naming it (the generic registry's
-    finalizeDelete when the store does not return deleted objects, as for custom resources:
+    custom resource (or a built-in kind whose registry does not return deleted objects)
+    that is gone, a Status Success naming it (the generic registry's finalizeDelete:
     `kind` holds the resource name)."""
     obj = outcome.object
-    if call.endpoint.custom and outcome.deleted:
+    answers_status = call.endpoint.custom or getattr(call.endpoint.flow, "delete_answers_status", False)
+    if answers_status and outcome.deleted:
         metadata = obj.get("metadata") or {}
         details = {"name": metadata.get("name", ""), "group": call.endpoint.group, "kind": call.endpoint.resource.plural,
                    "uid": metadata.get("uid", "")}  # fmt: skip

@@ -66,6 +66,9 @@ class PrinterColumn:
     description: str = ""
     format: str = ""
     priority: int = 0
+    cell: Callable[[dict[str, Any], Any], Any] | None = field(default=None, compare=False, hash=False)
+    """How a built-in kind's printer computes the column from an object and the time now
+    (its columns are then the whole table: Name is one of them)."""
 
 
 @dataclass(frozen=True, slots=True)

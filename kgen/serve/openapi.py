@@ -17,6 +17,7 @@ import hashlib
 import json
 from typing import Any
 
+from kgen.serve import builtins
 from kgen.serve.api import Endpoint, ServedAPI
 
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1."
@@ -240,6 +241,8 @@ class Documents:
                 }  # fmt: skip
                 document.pop("x-kgen-generated", None)
                 schemas = document.setdefault("components", {}).setdefault("schemas", {})
+                for name, schema in builtins.openapi_schemas(api.endpoints_of(group, version)).items():
+                    schemas.setdefault(name, schema)
                 if not group:
                     schemas.update(copy.deepcopy(_NAMESPACE_V3))
                     for name, schema in _apimachinery_schemas(loaded.openapi_v3).items():
@@ -276,6 +279,10 @@ class Documents:
             )
         for name, schema in _SHARED.items():
             definitions.setdefault(name, copy.deepcopy(schema))
+        for name, schema in builtins.openapi_schemas(list(api.endpoints.values())).items():
+            definitions.setdefault(
+                name, json.loads(json.dumps(schema).replace("#/components/schemas/", "#/definitions/"))
+            )
         for name in ("ObjectMeta", "ListMeta"):
             definitions.setdefault(f"{_META}{name}", {"type": "object"})
         _custom_resources_v2(definitions, [e for _, e in sorted(api.endpoints.items()) if e.custom])

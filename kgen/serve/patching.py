@@ -103,12 +103,15 @@ async def patch(call: Call) -> Response:
 
                 namespace_accepts(call.api, call.namespace, endpoint, call.name)
             new = field_manager.apply(live, applied, manager, force=bool(force))
+            # An apply configuration's fields were checked above; the merged object holds live fields too.
+            result = flow.decode_dict(new, version, FieldValidation.IGNORE)
         else:
             assert live is not None  # the store answers 404 for a patch of nothing
             patched = patched_object(patch_type, live, body, endpoint.type_ref)
-            new = field_manager.update(live, patched, manager)
-        # An apply configuration's fields were checked above; the merged object holds live fields too.
-        result = flow.decode_dict(new, version, FieldValidation.IGNORE if is_apply else field_validation)
+            result = flow.decode_dict(patched, version, field_validation)
+            # The manager owns what the decoded object holds (a Secret's stringData is data by now).
+            decoded = result.object if isinstance(result.object, dict) else result.object.to_dict()
+            new = field_manager.update(live, decoded, manager)
         warnings.extend(result.warnings)
         stored = flow.to_storage(result.object, current)
         metadata = stored.setdefault("metadata", {})

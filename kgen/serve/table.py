@@ -35,11 +35,19 @@ def columns_of(printer_columns: tuple[PrinterColumn, ...]) -> tuple[PrinterColum
     return printer_columns or (_AGE,)
 
 
+def _printed(columns: tuple[PrinterColumn, ...]) -> bool:
+    """Whether the columns are a built-in kind's printer's (the whole table, cells computed)."""
+    return any(column.cell is not None for column in columns)
+
+
 def column_definitions(columns: tuple[PrinterColumn, ...]) -> list[dict[str, Any]]:
-    """Table.columnDefinitions: Name first, then `columns`."""
-    definitions = [
-        {"name": "Name", "type": "string", "format": "name", "description": _NAME_DESCRIPTION, "priority": 0}
-    ]
+    """Table.columnDefinitions: Name first, then `columns` (a built-in kind's printer's
+    columns as they are)."""
+    definitions = []
+    if not _printed(columns):
+        definitions.append(
+            {"name": "Name", "type": "string", "format": "name", "description": _NAME_DESCRIPTION, "priority": 0}
+        )
     for column in columns:
         definitions.append({
             "name": column.name,
@@ -135,7 +143,10 @@ def row(
     obj: dict[str, Any], columns: tuple[PrinterColumn, ...], include_object: str, now: datetime.datetime
 ) -> dict[str, Any]:
     """One Table row: the cells, and the object as `includeObject` says (None, Metadata, Object)."""
-    cells = [(obj.get("metadata") or {}).get("name", "")] + [_cell(column, obj, now) for column in columns]
+    if _printed(columns):
+        cells = [column.cell(obj, now) if column.cell is not None else _cell(column, obj, now) for column in columns]
+    else:
+        cells = [(obj.get("metadata") or {}).get("name", "")] + [_cell(column, obj, now) for column in columns]
     entry: dict[str, Any] = {"cells": cells}
     if include_object == "Object":
         entry["object"] = obj

@@ -55,8 +55,9 @@ class StoreBase:
         self.info = info
         self.strategy = strategy
         self._backend = engine.backend
-        group = f"{info.group}/" if info.group else ""
-        self._base = f"{engine.prefix}{group}{info.resource}/"
+        stored_group, stored_resource = info.stored_as or (info.group, info.resource)
+        group = f"{stored_group}/" if stored_group else ""
+        self._base = f"{engine.prefix}{group}{stored_resource}/"
 
     # -- keys and encoding -------------------------------------------------------------------
 
@@ -138,7 +139,7 @@ class StoreBase:
             raise errors.bad_request(str(error)) from None
         for field in fields.fields:
             if field not in self.info.field_labels:
-                raise errors.bad_request(f"field label not supported: {field}")
+                raise errors.bad_request(self.info.unsupported_field_label(field))
         if labels.empty and fields.empty:
             return None
         field_values = self.info.field_values

@@ -41,6 +41,9 @@ class ResourceInfo:
     """Whether an update of an absent object creates it (the strategy's AllowCreateOnUpdate)."""
     allow_unconditional_update: bool = True
     """Whether an update without metadata.resourceVersion overwrites whatever is stored."""
+    stored_as: tuple[str, str] | None = None
+    """(group, resource) of another resource whose objects these are, stored at its keys
+    (kube-apiserver's cohabitating resources: events.k8s.io events are core events)."""
 
     def __post_init__(self) -> None:
         for path in self.selectable_fields:
@@ -70,6 +73,10 @@ class ResourceInfo:
         """Every field label a field selector may use on this resource."""
         scoped = ("metadata.name", "metadata.namespace") if self.namespaced else ("metadata.name",)
         return scoped + tuple(path[1:] for path in self.selectable_fields)
+
+    def unsupported_field_label(self, label: str) -> str:
+        """The message of a field selector that names a label the resource does not have."""
+        return f"field label not supported: {label}"
 
     def field_values(self, obj: dict[str, Any]) -> dict[str, str]:
         """The object's values for every field label, as field selectors compare them."""
