@@ -377,6 +377,27 @@ def test_patches_go_through_the_same_schema(client):
     assert smp.status_code == 415
 
 
+def test_a_strict_patch_with_an_unknown_field_is_invalid_at_patch(client):
+    """endpoints/handlers/patch.go: the patched object is decoded strictly; what the decoder
+    refuses is a 422 Invalid with no kind or name, at `patch`, quoting the patched object
+    (kubectl prints "The request is invalid: patch: Invalid value: ...")."""
+    _create(client, _widget(client, "strict-patch"))
+    path = _path(client, "v1") + "/strict-patch"
+    refused = client.patch(
+        path,
+        params={"fieldValidation": "Strict"},
+        content='{"spec":{"bogus":1}}',
+        headers={"Content-Type": "application/merge-patch+json"},
+    )
+    assert refused.status_code == 422, refused.text
+    status = refused.json()
+    assert status["message"].startswith(' "" is invalid: patch: Invalid value: "{')
+    assert status["message"].endswith(': strict decoding error: unknown field "spec.bogus"')
+    assert [(c["reason"], c["field"]) for c in status["details"]["causes"]] == [("FieldValueInvalid", "patch")]
+    created = _create(client, _widget(client, "strict-create", bogus=1), fieldValidation="Strict")
+    assert created.json()["message"] == 'Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.bogus"'
+
+
 def test_the_scale_subresource_reads_and_writes_the_paths_of_the_crd(client):
     """apiextensions-apiserver registry/customresource (ScaleREST): an autoscaling/v1 Scale
     from specReplicasPath, statusReplicasPath and labelSelectorPath; a write sets the

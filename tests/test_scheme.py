@@ -71,7 +71,8 @@ def test_strict_lists_every_unknown_and_duplicate_field(example):
         example.scheme.decode(STRICT_INPUT)
     error = caught.value
     assert (error.code, error.reason) == (400, "BadRequest")
-    assert error.message == "strict decoding error: " + ", ".join(PROBLEMS)
+    # As the create handler words it (endpoints/handlers/rest.go transformDecodeError).
+    assert error.message == 'Frobber in version "v1" cannot be handled as a Frobber: strict decoding error: ' + ", ".join(PROBLEMS)
     assert [c.message for c in error.causes] == PROBLEMS
 
 

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "INTERNAL_VERSION", "MAX_DOCUMENT_DEPTH", "MAX_REQUEST_BODY_BYTES", "SCHEME", "APIError", "DecodeResult",
-    "FieldValidation", "GroupVersion", "GroupVersionKind", "Scheme", "StatusCause", "bad_request", "cannot_handle",
+    "DecodeError", "FieldValidation", "GroupVersion", "GroupVersionKind", "Scheme", "StatusCause", "bad_request", "cannot_handle",
     "load_all", "version_priority",
 ]  # fmt: skip
 
@@ -285,7 +285,9 @@ class Scheme:
         if mode is not FieldValidation.IGNORE:
             problems = field_problems(cls, document)
             if problems and mode is FieldValidation.STRICT:
-                raise bad_request(
+                raise cannot_handle(
+                    kind,
+                    group_version.version,
                     "strict decoding error: " + ", ".join(problems),
                     [StatusCause("FieldValueInvalid", p) for p in problems],
                 )
@@ -344,11 +346,20 @@ class Scheme:
         return data
 
 
-def cannot_handle(kind: str, version: str, problem: str, causes: list[StatusCause] | None = None) -> APIError:
-    """The 400 the API server answers for a body its typed decoder refused:
+class DecodeError(APIError):
+    """A body the decoder refused; `problem` is the decoder's own words, which a create or
+    update wraps as `cannot_handle` does and a patch reports at `patch`."""
+
+    def __init__(self, message: str, problem: str, causes: list[StatusCause] | None = None):
+        super().__init__(400, "BadRequest", message, causes)
+        self.problem = problem
+
+
+def cannot_handle(kind: str, version: str, problem: str, causes: list[StatusCause] | None = None) -> DecodeError:
+    """The 400 the API server answers for a body its decoder refused:
     `<Kind> in version "<version>" cannot be handled as a <Kind>: <problem>`
     (endpoints/handlers/rest.go transformDecodeError)."""
-    return bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {problem}', causes)
+    return DecodeError(f'{kind} in version "{version}" cannot be handled as a {kind}: {problem}', problem, causes)
 
 
 SCHEME = Scheme()

@@ -28,7 +28,7 @@ from kgen.runtime.scheme import (
     FieldValidation,
     GroupVersion,
     GroupVersionKind,
-    StatusCause,
+    cannot_handle,
     parse_json_with_duplicates,
 )
 from kgen.runtime.store import DefaultStrategy, ResourceInfo
@@ -219,9 +219,7 @@ class CustomResourceFlow:
         unknown = [f'unknown field "{path}"' for path in sorted(prune(obj, schema) + _prune_metadata(obj))]
         unknown += duplicates or []
         if unknown and field_validation is FieldValidation.STRICT:
-            raise bad_request(
-                "strict decoding error: " + ", ".join(unknown), [StatusCause("FieldValueInvalid", p) for p in unknown]
-            )
+            raise cannot_handle(self.kind, version, "strict decoding error: " + ", ".join(unknown))
         prune_nulls(obj, schema)
         default(obj, schema)
         warnings = unknown if field_validation is FieldValidation.WARN else []

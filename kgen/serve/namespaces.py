@@ -17,7 +17,7 @@ from typing import Any
 
 from kgen.runtime.conversion import Scope
 from kgen.runtime.errors import APIError, StatusCause, bad_request
-from kgen.runtime.scheme import DecodeResult, FieldValidation, GroupVersionKind
+from kgen.runtime.scheme import DecodeResult, FieldValidation, GroupVersionKind, cannot_handle
 from kgen.runtime.store import DefaultStrategy, DeleteResult, ResourceInfo
 from kgen.runtime.validation.field import FieldError, Path, invalid_error, not_supported
 from kgen.serve.loader import PrinterColumn, Resource, ServedVersion
@@ -115,7 +115,7 @@ class NamespaceFlow:
         if field_validation is not FieldValidation.IGNORE:
             problems = _problems(document)
             if problems and field_validation is FieldValidation.STRICT:
-                raise bad_request("strict decoding error: " + ", ".join(problems))
+                raise cannot_handle("Namespace", "v1", "strict decoding error: " + ", ".join(problems))
             warnings = problems
         obj = {k: v for k, v in document.items() if k in _TOP_LEVEL and v is not None}
         obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])

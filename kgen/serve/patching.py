@@ -11,6 +11,7 @@ object that does not exist creates it.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from starlette.responses import Response
@@ -29,7 +30,8 @@ from kgen.runtime.patch.errors import (
     STRATEGIC_MERGE_PATCH,
 )
 from kgen.runtime.errors import bad_request
-from kgen.runtime.scheme import FieldValidation
+from kgen.runtime.scheme import DecodeError, FieldValidation
+from kgen.runtime.validation.field import Path, invalid, invalid_error
 from kgen.runtime.store.engine import UpdateResult
 from kgen.serve import params
 from kgen.serve.flow import parse_field_validation
@@ -108,7 +110,7 @@ async def patch(call: Call) -> Response:
         else:
             assert live is not None  # the store answers 404 for a patch of nothing
             patched = patched_object(patch_type, live, body, endpoint.type_ref)
-            result = flow.decode_dict(patched, version, field_validation)
+            result = _decode_patched(flow, patched, version, field_validation)
             # The manager owns what the decoded object holds (a Secret's stringData is data by now).
             decoded = result.object if isinstance(result.object, dict) else result.object.to_dict()
             new = field_manager.update(live, decoded, manager)
@@ -137,6 +139,17 @@ async def patch(call: Call) -> Response:
     if is_apply:  # an apply keeps its managedFields: they are what it is about
         return await write(False)
     return await retry_too_large(write)
+
+
+def _decode_patched(flow: Any, patched: dict[str, Any], version: str, field_validation: FieldValidation) -> Any:
+    """The patched object decoded; what the decoder refuses (strict field validation
+    included) is a 422 at `patch` quoting the patched object, as the patch handler reports it
+    (endpoints/handlers/patch.go: NewInvalid with no kind and no name)."""
+    text = json.dumps(patched, separators=(",", ":"))
+    try:
+        return flow.decode_dict(patched, version, field_validation)
+    except DecodeError as error:
+        raise invalid_error("", "", "", [invalid(Path.root("patch"), text, error.problem)]) from None
 
 
 def patched_object(patch_type: str, live: dict[str, Any], body: bytes, type_ref: Any) -> dict[str, Any]:
