@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import json
+import types
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -49,13 +50,22 @@ def errors_of(value: Any, schema: Structural, old: Any = None) -> list[FieldErro
     OpenAPI validation, list types and CEL rules; an update with `old`."""
     try:
         if old is None:
-            found = validate(value, schema) + list_type_errors(value, schema)
+            found = validate(value, schema) + _list_errors(value, schema)
         else:
             found = validate_update(value, old, schema)
         found += check_rules(value, old, schema)
     except Exception as err:  # noqa: BLE001 - a rule kgen cannot evaluate refuses nothing for sure
         return [FieldError(ErrorType.INTERNAL, None, None, f"not evaluated: {err}")]
     return found
+
+
+def _list_errors(value: Any, schema: Structural) -> list[FieldError]:
+    """Duplicates in set and map lists of a node that is not an object (`validate` checks an
+    object's own lists; a list is checked as the one property of an object)."""
+    if isinstance(value, dict):
+        return []  # validate's own second pass
+    holder = Structural(type="object", properties=types.MappingProxyType({"value": schema}))
+    return list_type_errors({"value": value}, holder)
 
 
 def _concrete(steps: Steps) -> str:

@@ -74,12 +74,12 @@ def _resource(before: Resource, after: Resource) -> list[Change]:
     if before.custom and after.custom:
         stored = before.storage
         if stored is not None and stored not in after.versions:
-            out.append(Change("stored-version-removed", f"{stored}, the version its objects are stored in, is removed",
+            out.append(Change("stored-version-removed", "removed while its objects are stored in it",
                               resource=key, version=stored, position=after.position))  # fmt: skip
         storing = after.storage
         if storing is not None and storing not in before.versions:
-            out.append(Change("storage-version-new", f"{storing} is added and made the storage version in the same "
-                              "change", resource=key, version=storing, position=after.position))  # fmt: skip
+            out.append(Change("storage-version-new", "added as the storage version in the same change",
+                              resource=key, version=storing, position=after.position))  # fmt: skip
     for name in _ordered(before.versions):
         if name not in after.versions:
             continue

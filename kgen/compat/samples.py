@@ -221,12 +221,15 @@ def strings(s: Structural) -> Iterator[str]:
 
 
 def integers(s: Structural) -> Iterator[int | float]:
-    edges: list[int | float] = list(_INTS)
-    for bound in (s.minimum, s.maximum):
-        if bound is not None:
-            edges += [bound, bound - 1, bound + 1]
-    if s.multiple_of:
-        edges += [s.multiple_of, s.multiple_of * 2, s.multiple_of + 1]
+    edges: list[int | float] = list(_INTS[:3])
+    # the bounds of the node and of its anyOf/allOf/oneOf/not branches, then the int32 edges
+    for node in (s, *s.all_of, *s.any_of, *s.one_of, *((s.not_,) if s.not_ is not None else ())):
+        for bound in (node.minimum, node.maximum):
+            if bound is not None:
+                edges += [bound, bound - 1, bound + 1]
+        if node.multiple_of:
+            edges += [node.multiple_of, node.multiple_of * 2, node.multiple_of + 1]
+    edges += _INTS[3:]
     for value in edges:
         if s.types == ("integer",) or "integer" in s.types:
             if isinstance(value, float):
@@ -270,14 +273,22 @@ def objects(s: Structural, depth: int, pick: Pick) -> Iterator[dict[str, Any]]:
         return
     base = {name: pick(s.properties[name], depth + 1) for name in s.required if name in s.properties}
     yield base
-    for name in sorted(s.properties):
-        for value in _take(values(s.properties[name], depth + 1, pick), 6):
-            yield {**base, name: value}
+    # one property varied at a time, the properties in turn, so that early candidates differ
+    # in each; lazily: a candidate costs the values it holds, not those of every property
+    pending = [(name, values(s.properties[name], depth + 1, pick)) for name in sorted(s.properties)]
+    for _ in range(6):
+        for name, options in pending:
+            value = next(options, _END)
+            if value is not _END:
+                yield {**base, name: value}
     extra = s.additional_properties_schema
     if extra is not None:
         value = pick(extra, depth + 1)
         yield {**base, "a": value}
         yield {**base, "a": value, "b": copy.deepcopy(value)}
+
+
+_END = object()
 
 
 def _take(iterator: Iterator[Any], count: int) -> list[Any]:
