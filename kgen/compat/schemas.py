@@ -350,7 +350,8 @@ def _required(o: dict[str, Any], n: dict[str, Any], steps: Steps, change: Any, r
         else:
             change("required-field-added", "new required field", at=at, data={"property": name})
     for name in sorted(was - set(now)):
-        relaxed.append(f"{name} no longer required")
+        if name in new_properties:  # a removed field is reported as removed
+            relaxed.append(f"{name} no longer required")
 
 
 def _children(o: dict[str, Any], n: dict[str, Any], steps: Steps, out: list[Change]) -> None:
