@@ -124,15 +124,23 @@ def extracted(repository: Path, commit: str) -> Iterator[Path]:
     """The tree of a commit in a temporary directory (removed afterwards)."""
     work = Path(tempfile.mkdtemp(prefix="kgen-compat-"))
     try:
-        process = subprocess.Popen(["git", "archive", "--format=tar", commit], cwd=repository,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
-        assert process.stdout is not None
-        with tarfile.open(fileobj=process.stdout, mode="r|") as archive:
-            archive.extractall(work, filter="data")
-        _, error = process.communicate()
-        if process.returncode != 0:
-            raise OptionsError(f"git archive {commit} failed: {error.decode(errors='replace').strip()}")
-        yield work
+        tree = work / "tree"
+        tree.mkdir()
+        archive = work / "tree.tar"
+        with archive.open("wb") as out:
+            done = subprocess.run(["git", "archive", "--format=tar", commit], cwd=repository, stdout=out,
+                                  stderr=subprocess.PIPE)  # fmt: skip
+        if done.returncode != 0:
+            raise OptionsError(f"git archive {commit} failed: {done.stderr.decode(errors='replace').strip()}")
+        try:
+            with tarfile.open(archive) as files:
+                files.extractall(tree, filter="data")
+        except tarfile.ReadError:
+            if _git(["ls-tree", commit], repository).stdout.strip():
+                raise OptionsError(f"git archive {commit} wrote no archive kgen can read") from None
+            # an empty tree: nothing to extract
+        archive.unlink()
+        yield tree
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -145,8 +153,8 @@ def read_revision(revision: str, options: Options) -> Snapshot:
                            "is not in a git repository")  # fmt: skip
     commit = commit_of(repository, revision)
     if commit is None:
-        raise OptionsError(f"--against {revision}: not a file, a directory, or a revision of the git repository "
-                           f"{display_path(repository)} (fetch it first, e.g. git fetch origin)")  # fmt: skip
+        raise OptionsError(f"--against {revision}: not a file, a directory, or a revision of the git repository at "
+                           f"{repository} (a branch of a remote must be fetched first: git fetch origin)")  # fmt: skip
     relative = options.input.resolve().relative_to(repository)
     with extracted(repository, commit) as tree:
 
