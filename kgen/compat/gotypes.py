@@ -93,13 +93,19 @@ def _struct(
     pairs, removed = _pairs(before, after)
     renamed: set[str] = set()
 
+    old_fields = {f.json_name: f for f in before.fields}
+
     def change(rule: str, member: Member, what: str, json_name: str | None = None, **extra) -> None:  # type: ignore[no-untyped-def]
         name = json_name or member.json_name or member.go_name
         gated = any(m.name == "featureGate" for m in member.markers)
+        declared = old_fields.get(name)
+        identity = (declared.position if declared is not None else "") or f"{before.package}.{before.name}.{name}"
         out.append(Change(
             rule, what, subject=f"{where} {after.name}.{name}", position=new.relabel(member.position or after.position),
-            anchor=(before.package, before.name, name, ()),
-            data={"gated": gated, "version": package.version, **extra.pop("data", {})}, **extra,
+            anchor=(identity, name, ()),
+            data={"gated": gated, "version": package.version, "go_subject": f"{before.package}.{before.name}.{name}",
+                  **extra.pop("data", {})},
+            **extra,
         ))  # fmt: skip
 
     for was, now in pairs:
@@ -124,15 +130,16 @@ def _struct(
         for found in _reuse(new, where, before, after, pairs, removed):
             found.data["version"] = package.version
             out.append(found)
-    old_fields = {f.json_name: f for f in before.fields}
     new_fields = {f.json_name for f in after.fields}
     for name, gone in old_fields.items():
         if name in new_fields or name in renamed or name == "-":
             continue
         gated = gone.has_marker("featureGate")
+        identity = gone.position or f"{before.package}.{before.name}.{name}"
         out.append(Change("field-removed", "removed", subject=f"{where} {after.name}.{name}",
-                          position=new.relabel(after.position), anchor=(before.package, before.name, name, ()),
-                          data={"gated": gated, "version": package.version}))  # fmt: skip
+                          position=new.relabel(after.position), anchor=(identity, name, ()),
+                          data={"gated": gated, "version": package.version,
+                                "go_subject": f"{before.package}.{before.name}.{name}"}))  # fmt: skip
     return out
 
 
@@ -159,7 +166,7 @@ def _reuse(
         owner = old_numbers.get(number)
         subject = f"{where} {after.name}.{member.json_name or member.go_name}"
         position = new.relabel(member.position or after.position)
-        anchor = (before.package, before.name, member.json_name or member.go_name, ())
+        anchor = (member.position or subject, member.json_name or member.go_name, ())
         if owner is not None and (previous is None or owner.go_name != previous.go_name):
             out.append(Change("protobuf-number-reused", f"protobuf number {number} belonged to {owner.go_name} "
                               f"(\"{owner.json_name or owner.go_name}\") before", subject=subject, position=position,
@@ -185,7 +192,8 @@ def _reuse(
             f"removed without a tombstone: add `// +k8s:deprecated={name},protobuf={member.protobuf.number}` to "
             f"{after.name}",
             subject=f"{where} {after.name}.{name}", position=new.relabel(after.position),
-            anchor=(before.package, before.name, name, ("protobuf",)),
+            anchor=(member.position or f"{before.package}.{before.name}.{name}", name, ("protobuf",)),
+            data={"go_subject": f"{before.package}.{before.name}.{name}"},
         ))  # fmt: skip
     return out
 

@@ -100,7 +100,11 @@ def _place(change: Change, old: Snapshot, new: Snapshot) -> None:
     if owner is None:
         owner, found, rest = _go_field(new, change)
     if owner is not None and found is not None:
-        change.anchor = (owner.package, owner.name, found.json_name, tuple(rest))
+        # a field is known by where it is declared: a type defined from another one
+        # (`type ReferenceGrant v1.ReferenceGrant`) shares its fields, and its findings
+        identity = found.position or f"{owner.package}.{owner.name}.{found.json_name}"
+        change.anchor = (identity, found.json_name, tuple(rest))
+        change.data["go_subject"] = f"{owner.package}.{owner.name}.{found.json_name}{display_path(tuple(rest))}"
         change.data.setdefault("gated", found.has_marker("featureGate"))
     after = _resource(new, change)
     if after is not None and not after.custom and change.rule in _REQUIREDNESS:
@@ -154,14 +158,14 @@ def group(found: Iterable[Change], old: Snapshot, new: Snapshot) -> list[Group]:
     listed = list(found)
     for change in listed:
         if change.anchor is not None and not change.subject:
-            schema_anchors.setdefault(change.anchor[:3], set()).add(change.rule)
-    renamed = {c.anchor[:3] for c in listed if c.rule == "json-name-changed" and c.anchor is not None}
+            schema_anchors.setdefault(change.anchor[:2], set()).add(change.rule)
+    renamed = {c.anchor[:2] for c in listed if c.rule == "json-name-changed" and c.anchor is not None}
     for change in listed:
         severity, why = _severity(change)
         if not severity:
             continue
         if change.anchor is not None:
-            anchor = change.anchor[:3]
+            anchor = change.anchor[:2]
             if change.subject and schema_anchors.get(anchor, set()) & set(_SHOWN_BY_SCHEMA.get(change.rule, ())):
                 continue  # a schema change of the same field shows it
             if not change.subject and change.rule == "field-removed" and anchor in renamed:
@@ -213,9 +217,11 @@ def _message(entry: Group, new: Snapshot) -> str:
     others = [c for c in entry.changes[1:]]
     if others:
         names = list(dict.fromkeys(_subject(c, new) for c in others))
-        shown = ", ".join(names[:2])
-        more = f" and {len(names) - 2} more" if len(names) > 2 else ""
-        text += f" (also {shown}{more})"
+        if len(names) <= 3:
+            shown = ", ".join(names[:-1]) + (" and " if len(names) > 1 else "") + names[-1]
+        else:
+            shown = f"{', '.join(names[:2])} and {len(names) - 2} more"
+        text += f" (also {shown})"
     first = entry.changes[0]
     if first.relaxed:
         text += f" ({first.relaxed}: {entry.severity})"
@@ -226,10 +232,7 @@ def _message(entry: Group, new: Snapshot) -> str:
 
 def _finding_subject(entry: Group) -> str:
     first = entry.changes[0]
-    if first.anchor is not None:
-        package, name, json_name, rest = first.anchor
-        return f"{package}.{name}.{json_name}{display_path(rest)}"
-    return entry.subject
+    return str(first.data.get("go_subject") or entry.subject)
 
 
 def _places(entry: Group) -> list[tuple[str, str, str, str]]:
