@@ -205,3 +205,19 @@ def test_the_pre_commit_hook_compares_with_origin_main():
     assert hooks["kgen-compat"]["entry"] == "kgen compat"
     assert hooks["kgen-compat"]["args"] == ["--against", "origin/main"]
     assert hooks["kgen-compat"]["pass_filenames"] is False
+
+
+def test_the_readme_settings_are_what_compat_reads(tmp_path):
+    """The [tool.kgen.compat] block of the README loads as written."""
+    import re
+
+    from kgen.compat import settings
+
+    blocks = re.findall(r"```toml\n(.*?)```", (REPO / "README.md").read_text(), re.S)
+    text = next(b for b in blocks if "[tool.kgen.compat]" in b)
+    (tmp_path / "pyproject.toml").write_text(text)
+    loaded = settings.load(tmp_path / "pyproject.toml")
+    assert loaded.against == ("origin/main",) and loaded.fail_on == "error"
+    assert [(a.rule, a.kind, a.version, a.path) for a in loaded.allow] == [
+        ("field-removed", "Frobber", "v1alpha1", "spec.legacy*")
+    ]

@@ -5,15 +5,19 @@
 against = "origin/main"          # default for --against (a revision, a directory, CRD files)
 fail-on = "error"                # default for --fail-on: error, warning, info or never
 
-[tool.kgen.compat.allow]         # a whole rule, with the reason
-enum-value-added = "clients of this API must accept values they do not know (documented)"
-
-[[tool.kgen.compat.allow]]       # or entries narrowed to a kind, version, path or subject (globs)
+[[tool.kgen.compat.allow]]       # entries narrowed to a kind, group, version, path or subject (globs)
 rule = "field-removed"
 kind = "Frobber"
 version = "v1alpha1"
 path = "spec.legacy*"
 reason = "v1alpha1 is alpha; the field was announced as going in 0.4"
+```
+
+or, to allow whole rules, a table of rule = reason instead of the entries:
+
+```toml
+[tool.kgen.compat.allow]
+enum-value-added = "clients of this API must accept values they do not know (documented)"
 ```
 
 Every entry needs a reason; an entry that matches no finding is reported, so the list
