@@ -13,6 +13,7 @@ are the API server's (tests/test_structural.py).
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -640,3 +641,93 @@ def test_documents_that_are_not_crds_are_passed_over(tmp_path):
     (tmp_path / "all.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\n" + COMPOSED)
     snapshot = crdfiles.read([tmp_path], "release", Diagnostics())
     assert list(snapshot.resources) == [("shop.example.com", "Widget")]
+
+
+def builtin(spec: str) -> dict[str, str]:
+    """The same kind in a group without a dot: one of Kubernetes' own groups, validated in code."""
+    files = api(spec=spec)
+    files["shop/v1/doc.go"] = "// +groupName=shop\npackage v1\n"
+    return files
+
+
+def test_kubernetes_own_groups_check_requiredness_in_code(tmp_path):
+    """`+required` on a field of Kubernetes' own types documents what hand-written validation
+    checks (k8s.io/api 0.36 added it to many fields that were always checked): only the
+    published schema changes, a warning. validation-gen's `+k8s:required` is validation the
+    API server runs: an error. Their examples quote no server message (the server's own
+    validation, not the schema, answers them)."""
+    found, _ = run(
+        tmp_path / "doc", builtin(SIZE), builtin(field("// +required", 'Size int32 `json:"size,omitempty"`'))
+    )
+    assert said(found) == [(
+        "warning", "field-made-required", "Widget shop/v1 spec.size: made required (Kubernetes' own groups check "
+        "requiredness in code: only the published schema changed: warning); for example {\"spec\":{}} is valid before "
+        "the change and not after it",
+    )]  # fmt: skip
+    found, _ = run(tmp_path / "k8s", builtin(SIZE),
+                   builtin(field("// +k8s:required", 'Size int32 `json:"size,omitempty"`')))  # fmt: skip
+    assert [(f.severity.value, f.rule) for f in found] == [("error", "field-made-required")]
+
+
+def test_kubernetes_own_groups_have_no_storage_rules(tmp_path):
+    """Their storage version is the API server's choice (its storage factory), which the types
+    do not say: a new v1 beside v1beta1 is no finding for them."""
+    one = api(version="v1beta1")
+    one["shop/v1beta1/doc.go"] = "// +groupName=shop\npackage v1beta1\n"
+    both = two(first=("v1", ""), second=("v1beta1", ""))
+    both["shop/v1/doc.go"] = "// +groupName=shop\npackage v1\n"
+    both["shop/v1beta1/doc.go"] = "// +groupName=shop\npackage v1beta1\n"
+    found, _ = run(tmp_path, one, both)
+    assert found == []
+
+
+def test_the_allow_list_matches_by_rule_and_selectors(tmp_path):
+    from kgen.compat import settings
+    from kgen.compat.report import changes, findings, group
+
+    (tmp_path / "pyproject.toml").write_text(textwrap.dedent("""\
+        [tool.kgen.compat]
+        [[tool.kgen.compat.allow]]
+        rule = "field-removed"
+        version = "v1"
+        path = "spec.si*"
+        reason = "size moved to the status"
+
+        [[tool.kgen.compat.allow]]
+        rule = "field-removed"
+        kind = "Gadget"
+        reason = "never matches"
+    """))  # fmt: skip
+    allow = settings.load(tmp_path / "pyproject.toml").allow
+    before = write_tree(
+        tmp_path / "old", api(spec=field(SIZE, "// +optional", 'Tags []string `json:"tags,omitempty"`'))
+    )
+    after = write_tree(tmp_path / "new", api())
+    old, new = read_paths([before], None), read_paths([after], None)
+    kept, notes = findings(group(changes(old, new), old, new), new, allow)
+    assert [f.message for f in kept] == ["Widget shop.example.com/v1 spec.tags: removed"]
+    assert notes[0].startswith("allowed: ") and notes[0].endswith(
+        "Widget shop.example.com/v1 spec.size: removed [field-removed] (size moved to the status)"
+    )
+    assert notes[1].endswith("entry 2: allows field-removed, but nothing matches it now; remove it")
+
+
+@pytest.mark.parametrize(
+    "settings_text, problem",
+    [
+        ('[[tool.kgen.compat.allow]]\nrule = "field-removed"\n', "every allowed exception needs a reason"),
+        ('[[tool.kgen.compat.allow]]\nrule = "field-gone"\nreason = "x"\n', "unknown compat rule 'field-gone'"),
+        ('[[tool.kgen.compat.allow]]\nrule = "field-removed"\nreason = "x"\nfield = "spec"\n',
+         "unknown keys field (known: rule, reason, kind, group, version, path, subject)"),
+        ('[tool.kgen.compat.allow]\nfield-removed = ""\n', "[tool.kgen.compat.allow] field-removed needs a reason"),
+        ('[tool.kgen.compat]\nfail-on = "sometimes"\n', "fail-on must be one of error, warning, info, never"),
+        ('[tool.kgen.compat]\nbaseline = "x"\n', "unknown [tool.kgen.compat] settings: baseline"),
+    ],
+)  # fmt: skip
+def test_bad_settings_say_what_is_wrong(tmp_path, settings_text, problem):
+    from kgen.compat import settings
+    from kgen.options import OptionsError
+
+    (tmp_path / "pyproject.toml").write_text("[tool.kgen]\n" + settings_text)
+    with pytest.raises(OptionsError, match=re.escape(problem)):
+        settings.load(tmp_path / "pyproject.toml")
