@@ -339,6 +339,7 @@ Examples:
   kgen compat --against v1.2.0 --format sarif -o compat.sarif
   kgen compat --against release-crds/        against the CRDs of a published release
   kgen compat --against old.yaml new.yaml    two sets of CRD manifests, no Go types
+  kgen compat --against origin/main config/crd/   the CRDs of the working tree against the main branch
   kgen compat --rules                        every rule, its severity and why
 """,
 )
@@ -403,7 +404,7 @@ def compat(
             universe, "the working tree", embedded_object_meta=options.crd_embedded_object_meta
         )
     _console.progress("reading " + ", ".join(specs))
-    older = checks.read_against(specs, options)
+    older = checks.read_against(specs, options, new_paths=list(new))
     _console.progress("comparing")
     found, notes = checks.compare(older, newer, allow=settings.allow, examples=not no_examples)
     _console.clear_progress()

@@ -221,3 +221,30 @@ def test_the_readme_settings_are_what_compat_reads(tmp_path):
     assert [(a.rule, a.kind, a.version, a.path) for a in loaded.allow] == [
         ("field-removed", "Frobber", "v1alpha1", "spec.legacy*")
     ]
+
+
+def test_crd_files_against_their_copies_in_a_revision(cli, tmp_path):
+    """A project that keeps only CRD manifests: `--against REVISION FILES` reads the same
+    files from the revision."""
+    crd = {
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "orders.shop.example.com"},
+        "spec": {"group": "shop.example.com", "scope": "Namespaced", "names": {"kind": "Order", "plural": "orders"},
+                 "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                     "type": "object", "properties": {"spec": {"type": "object", "properties": {
+                         "quantity": {"type": "integer"}, "note": {"type": "string"}}}}}}}]},
+    }  # fmt: skip
+    root = tmp_path / "crds-only"
+    (root / "config/crd").mkdir(parents=True)
+    (root / "config/crd/orders.yaml").write_text(yaml.safe_dump(crd))
+    git("init", "-q", "-b", "main", cwd=root)
+    git("add", "-A", cwd=root)
+    git("commit", "-qm", "orders", cwd=root)
+    del crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["note"]
+    (root / "config/crd/orders.yaml").write_text(yaml.safe_dump(crd))
+    result = cli(["compat", "--config", "/dev/null", "--against", "main", "config/crd"], root)
+    assert result.exit_code == 1, result.output
+    assert [line.split(": ", 2)[2] for line in result.stdout.splitlines()[:1]] == [
+        "Order shop.example.com/v1 spec.note: removed; for example the API server drops spec.note from "
+        '{"spec":{"note":"a"}} (unknown field "spec.note"), and from stored objects on their next write [field-removed]'
+    ]

@@ -7,7 +7,9 @@
   and built as the working tree is, the input and import-map directories inside the
   repository taken from that revision. When the revision has no input directory, the
   revision's CRDs are read if the project writes them to a directory of its own
-  (`[tool.kgen.crd] output`); else the API is new and there is nothing to compare.
+  (`[tool.kgen.crd] output`); else the API is new and there is nothing to compare. When
+  the files compared are given (CRD manifests, `kgen compat --against origin/main
+  config/crd/`), the revision's copies of the same paths are read.
 
 Positions in an extracted revision are shown as the same files of the working tree.
 """
@@ -186,8 +188,34 @@ def read_revision(revision: str, options: Options) -> Snapshot:
         return Snapshot(revision)
 
 
-def read_against(specs: Sequence[str], options: Options | None) -> Snapshot:
-    """What `--against` names (see the module docstring)."""
+def read_revision_paths(revision: str, paths: Sequence[Path]) -> Snapshot:
+    """The same files or directories (CRD manifests, or one directory of Go types) as they
+    are in a git revision: `kgen compat --against origin/main config/crd/bases`."""
+    repository = repository_of(paths[0].resolve().parent if paths[0].is_file() else paths[0].resolve())
+    if repository is None:
+        raise OptionsError(f"--against {revision}: no such file or directory, and {display_path(paths[0])} is not "
+                           "in a git repository")  # fmt: skip
+    commit = commit_of(repository, revision)
+    if commit is None:
+        raise OptionsError(f"--against {revision}: not a file, a directory, or a revision of the git repository at "
+                           f"{repository}")  # fmt: skip
+    with extracted(repository, commit) as tree:
+        there = [tree / p.resolve().relative_to(repository) for p in paths]
+        present = [p for p in there if p.exists()]
+        if not present:
+            return Snapshot(revision)
+        go_dirs = [p for p in present if p.is_dir() and has_go_files(p)]
+        if go_dirs:
+            return build_go(go_dirs[0], None, revision)
+        diagnostics = Diagnostics()
+        snapshot = crdfiles.read(present, revision, diagnostics, shown_as=tree)
+        diagnostics.raise_if_errors()
+        return snapshot
+
+
+def read_against(specs: Sequence[str], options: Options | None, new_paths: Sequence[Path] = ()) -> Snapshot:
+    """What `--against` names (see the module docstring); with `new_paths` (the files
+    compared instead of the project's Go types), a git revision means those paths in it."""
     paths = [Path(s) for s in specs]
     existing = [p for p in paths if p.exists()]
     if existing and len(existing) == len(paths):
@@ -197,6 +225,8 @@ def read_against(specs: Sequence[str], options: Options | None) -> Snapshot:
         raise OptionsError(f"--against {missing}: no such file or directory")
     if len(specs) > 1:
         raise OptionsError("--against takes one git revision (or several CRD files)")
+    if new_paths:
+        return read_revision_paths(specs[0], new_paths)
     if options is None:
         raise OptionsError(f"--against {specs[0]}: no such file or directory")
     return read_revision(specs[0], options)
