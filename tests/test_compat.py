@@ -731,3 +731,15 @@ def test_bad_settings_say_what_is_wrong(tmp_path, settings_text, problem):
     (tmp_path / "pyproject.toml").write_text("[tool.kgen]\n" + settings_text)
     with pytest.raises(OptionsError, match=re.escape(problem)):
         settings.load(tmp_path / "pyproject.toml")
+
+
+def test_a_crd_schema_of_the_wrong_shape_is_an_input_error(tmp_path):
+    from kgen.diagnostics import InputError
+
+    bad = COMPOSED.split("        properties:\n")[0] + "        properties: [spec]\n"
+    (tmp_path / "bad.yaml").write_text(bad)
+    with pytest.raises(InputError) as caught:
+        read_paths([tmp_path / "bad.yaml"], None)
+    assert "CRD Widget v1: openAPIV3Schema is not a schema the API server accepts: properties must be an object" in str(
+        caught.value
+    )

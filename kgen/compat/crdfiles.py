@@ -18,6 +18,7 @@ import yaml
 
 from kgen.compat.snapshot import Resource, Snapshot, Steps, Version
 from kgen.diagnostics import Diagnostics, Position, display_path
+from kgen.runtime.structural import Structural
 
 _SKIPPED = {".git", "vendor", "node_modules", "testdata"}
 _SUFFIXES = (".yaml", ".yml", ".json")
@@ -118,6 +119,12 @@ def _resource(document: dict[str, Any], node: yaml.Node, shown: str, diagnostics
             diagnostics.error(where, f"CRD {resource.kind}: a version without a name")
             continue
         schema = ((entry.get("schema") or {}).get("openAPIV3Schema")) or shared
+        try:
+            Structural.from_openapi(schema if isinstance(schema, dict) else None)
+        except (TypeError, ValueError) as err:
+            diagnostics.error(where, f"CRD {resource.kind} {entry['name']}: openAPIV3Schema is not a schema the API "
+                              f"server accepts: {err}")  # fmt: skip
+            continue
         resource.versions[str(entry["name"])] = Version(
             name=str(entry["name"]),
             served=bool(entry.get("served", True)),

@@ -200,8 +200,8 @@ class Examples:
                 return self._null_dropped(change, old, old_root, new_root)
             if change.rule == "pruning-enabled":
                 return self._unknown_dropped(change, old, old_root, new_root)
-        except RecursionError:
-            return False
+        except (RecursionError, TypeError, ValueError):
+            return False  # a schema the engine cannot take apart gives no example
         return False
 
     def _node(self, root: Structural, steps: Steps) -> Structural | None:
