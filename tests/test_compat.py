@@ -743,3 +743,31 @@ def test_a_crd_schema_of_the_wrong_shape_is_an_input_error(tmp_path):
     assert "CRD Widget v1: openAPIV3Schema is not a schema the API server accepts: properties must be an object" in str(
         caught.value
     )
+
+
+def test_a_new_rule_no_old_value_breaks_is_a_warning(tmp_path):
+    """cluster-api 1.13: `layout` (required) became optional beside a new `diskLayout`, with a
+    rule that exactly one is set. Every partition valid before still is: no example exists."""
+    old = api(spec=field("// +optional", 'Partitions []Partition `json:"partitions,omitempty"`'), extra="""
+// Partition is a partition.
+type Partition struct {
+	Layout bool `json:"layout"`
+}
+""")  # fmt: skip
+    new = api(spec=field("// +optional", 'Partitions []Partition `json:"partitions,omitempty"`'), extra="""
+// Partition is a partition.
+// +kubebuilder:validation:XValidation:rule="[has(self.layout),has(self.diskLayout)].filter(x,x==true).size() == 1",message="exactly one of layout or diskLayout"
+type Partition struct {
+	// +optional
+	Layout *bool `json:"layout,omitempty"`
+	// +optional
+	DiskLayout string `json:"diskLayout,omitempty"`
+}
+""")  # fmt: skip
+    found, _ = run(tmp_path, old, new)
+    by_rule = {f.rule: f for f in found}
+    assert sorted((f.severity.value, f.rule) for f in found) == [
+        ("warning", "cel-rule-added"), ("warning", "go-type-changed"), ("warning", "validation-relaxed")]  # fmt: skip
+    assert by_rule["cel-rule-added"].message.endswith(
+        "no value was found that the old schema accepts and the new one refuses: check by hand"
+    )

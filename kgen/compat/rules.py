@@ -135,8 +135,8 @@ RULES: dict[str, Rule] = {
              f"clients that handle every known value meet one they do not know ({_GUIDE}: adding a value to an "
              "enumerated set is not a compatible change unless the field says clients must expect new values)"),
         Rule("cel-rule-added", ERROR, "an existing field gets a new CEL rule (x-kubernetes-validations)",
-             f"values accepted before may be refused ({_GUIDE}: valid values do not become invalid); a new message "
-             "for the same rule is not a change", validation=True),
+             f"values accepted before may be refused ({_GUIDE}: valid values do not become invalid); a warning when "
+             "no such value was found; a new message for the same rule is not a change", validation=True),
         Rule("cel-rule-changed", ERROR, "a CEL rule is replaced by one that refuses values the old one accepted",
              "values accepted before are refused; a warning when no such value was found", validation=True),
         Rule("validation-changed", ERROR, "allOf, anyOf, oneOf or not of a field changes",
