@@ -771,3 +771,28 @@ type Partition struct {
     assert by_rule["cel-rule-added"].message.endswith(
         "no value was found that the old schema accepts and the new one refuses: check by hand"
     )
+
+
+def test_a_tighter_keyword_that_refuses_nothing_is_a_warning(tmp_path):
+    """gateway-api 1.5: wellKnownCACertificates, whose enum allowed only "System", got a
+    minLength 1 and a maxLength 253 beside a pattern: no value valid before is refused."""
+    old = api(spec=field("// +optional", "// +kubebuilder:validation:Enum=System", NAME))
+    new = api(spec=field("// +optional", "// +kubebuilder:validation:MinLength=1",
+                         "// +kubebuilder:validation:MaxLength=253", NAME))  # fmt: skip
+    found, _ = run(tmp_path, old, new)
+    assert said(found) == [
+        ("warning", "length-tightened", "Widget shop.example.com/v1 spec.name: maxLength 253 added; no value was found "
+         "that the old schema accepts and the new one refuses: check by hand"),
+        ("warning", "length-tightened", "Widget shop.example.com/v1 spec.name: minLength 1 added; no value was found "
+         "that the old schema accepts and the new one refuses: check by hand"),
+        ("warning", "validation-relaxed", "Widget shop.example.com/v1 spec.name: validation relaxed: enum removed"),
+    ]  # fmt: skip
+
+
+def test_a_keyword_the_type_does_not_have_changes_nothing(tmp_path):
+    """A maxLength written on a list (gateway-api 1.4's allowedHeaders) is never checked."""
+    old = api(
+        spec=field("// +optional", "// +kubebuilder:validation:MaxLength=64", 'Tags []string `json:"tags,omitempty"`')
+    )
+    found, _ = run(tmp_path, old, api(spec=field("// +optional", 'Tags []string `json:"tags,omitempty"`')))
+    assert found == []

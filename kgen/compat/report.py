@@ -10,7 +10,8 @@
   Job, ...) or several versions is one finding, at the most severe of its places, naming
   the others; a change of the Go types that a schema change already shows is left out.
 - Examples (`kgen.compat.examples`) are looked for in each finding's first places; a
-  pattern, rule or composition change none is found for is a warning.
+  change of the values a field accepts (bounds, lengths, counts, pattern, format, enum, CEL
+  rules, compositions) that none is found for is a warning.
 - Findings the allow list matches are not reported as findings but as notes, with their
   reason; entries that match nothing are noted too.
 """
@@ -30,9 +31,13 @@ from kgen.diagnostics import Position
 from kgen.findings import Finding, RuleInfo, Severity
 from kgen.runtime.scheme import version_priority
 
-_NEEDS_EXAMPLE = {"pattern-changed", "cel-rule-added", "cel-rule-changed", "validation-changed"}
-"""Rules whose change may well accept everything the old schema did: warnings unless an
-example shows otherwise."""
+_NEEDS_EXAMPLE = {
+    "pattern-changed", "cel-rule-added", "cel-rule-changed", "validation-changed", "bounds-tightened",
+    "length-tightened", "items-tightened", "properties-tightened", "format-changed", "enum-narrowed",
+}  # fmt: skip
+"""Rules about the values a field accepts: a tighter keyword refuses nothing when the other
+keywords refused those values already (a maxLength added to a field whose enum allows only
+"System"), so without an example such a change is a warning saying so."""
 _REQUIREDNESS = ("field-made-required", "required-field-added")
 _SHOWN_BY_SCHEMA = {
     "field-removed": ("field-removed", "json-name-changed"),
@@ -206,7 +211,7 @@ def add_examples(groups: Iterable[Group], old: Snapshot, new: Snapshot) -> None:
                 found = True
                 break
         if entry.rule in _NEEDS_EXAMPLE and not found and entry.severity == ERROR:
-            # a new rule may only restate what the schema held already (cluster-api 1.13's
+            # the change may only restate what the schema held already (cluster-api 1.13's
             # "exactly one of layout, diskLayout" beside a layout that was required)
             entry.severity = WARNING
             entry.notes.append("no value was found that the old schema accepts and the new one refuses: check by hand")

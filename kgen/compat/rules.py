@@ -116,21 +116,26 @@ RULES: dict[str, Rule] = {
              f"updates that change it are refused ({_GUIDE}: mutable fields do not become immutable)",
              validation=True),
         Rule("bounds-tightened", ERROR, "a minimum is raised, a maximum lowered, or multipleOf added",
-             f"values accepted before are refused ({_GUIDE}: valid values do not become invalid)", validation=True),
+             f"values accepted before are refused ({_GUIDE}: valid values do not become invalid); a warning when no "
+             "such value was found", validation=True),
         Rule("length-tightened", ERROR, "a string's minLength is raised or maxLength lowered",
-             f"values accepted before are refused ({_GUIDE}: valid values do not become invalid)", validation=True),
+             f"values accepted before are refused ({_GUIDE}: valid values do not become invalid); a warning when no "
+             "such value was found", validation=True),
         Rule("items-tightened", ERROR, "a list's minItems is raised or maxItems lowered",
-             f"lists accepted before are refused ({_GUIDE}: valid values do not become invalid)", validation=True),
+             f"lists accepted before are refused ({_GUIDE}: valid values do not become invalid); a warning when no "
+             "such list was found", validation=True),
         Rule("properties-tightened", ERROR, "an object's minProperties is raised or maxProperties lowered",
-             f"objects accepted before are refused ({_GUIDE}: valid values do not become invalid)", validation=True),
+             f"objects accepted before are refused ({_GUIDE}: valid values do not become invalid); a warning when no "
+             "such object was found", validation=True),
         Rule("pattern-changed", ERROR, "a string gets a pattern, or its pattern changes",
              f"values the old pattern accepts may be refused ({_GUIDE}: valid values do not become invalid); a "
              "warning when no such value was found", validation=True),
         Rule("format-changed", ERROR, "a string gets a format the API server checks, or another one",
-             f"values accepted before are refused ({_GUIDE}: valid values do not become invalid)", validation=True),
+             f"values accepted before are refused ({_GUIDE}: valid values do not become invalid); a warning when no "
+             "such value was found", validation=True),
         Rule("enum-narrowed", ERROR, "a field gets an enum, or values are removed from it",
-             f"requests with the other values are refused ({_GUIDE}: valid values do not become invalid)",
-             validation=True),
+             f"requests with the other values are refused ({_GUIDE}: valid values do not become invalid); a warning "
+             "when no such value was found", validation=True),
         Rule("enum-value-added", WARNING, "a value is added to an enum",
              f"clients that handle every known value meet one they do not know ({_GUIDE}: adding a value to an "
              "enumerated set is not a compatible change unless the field says clients must expect new values)"),

@@ -24,6 +24,19 @@ from kgen.compat.snapshot import Steps
 from kgen.runtime.structural import Structural
 
 _COMPOSITIONS = ("allOf", "anyOf", "oneOf", "not")
+_STRING = frozenset({"format", "Length", "pattern"})
+_KEYWORDS_OF: dict[str, frozenset[str]] = {
+    "string": _STRING,
+    "integer": frozenset({"format", "bounds"}),
+    "number": frozenset({"format", "bounds"}),
+    "int-or-string": _STRING | {"bounds"},
+    "array": frozenset({"Items"}),
+    "object": frozenset({"Properties"}),
+    "embedded resource": frozenset({"Properties"}),
+    "boolean": frozenset(),
+    "any JSON": _STRING | {"bounds", "Items", "Properties"},
+}
+"""The value keywords each type has (the API server's validator checks the others on no value)."""
 _DOCUMENTATION = frozenset({"description", "title", "example", "externalDocs"})
 
 
@@ -76,15 +89,22 @@ def _compare(o: dict[str, Any], n: dict[str, Any], steps: Steps, out: list[Chang
     elif n.get("x-kubernetes-preserve-unknown-fields") and not o.get("x-kubernetes-preserve-unknown-fields"):
         relaxed.append("unknown fields are kept")
     _enum(o, n, change, relaxed)
-    _format(o, n, before, change, relaxed)
-    _bounds(o, n, change, relaxed)
+    # a keyword the value's type does not have is one the API server never checks (a
+    # maxLength written on a list, say): neither its addition nor its removal changes anything
+    applies = _KEYWORDS_OF.get(before, frozenset(_KEYWORDS_OF["any JSON"]))
+    if "format" in applies:
+        _format(o, n, before, change, relaxed)
+    if "bounds" in applies:
+        _bounds(o, n, change, relaxed)
     for name, rule in (
         ("Length", "length-tightened"),
         ("Items", "items-tightened"),
         ("Properties", "properties-tightened"),
     ):
-        _counts(f"min{name}", f"max{name}", rule, o, n, change, relaxed)
-    _pattern(o, n, change, relaxed)
+        if name in applies:
+            _counts(f"min{name}", f"max{name}", rule, o, n, change, relaxed)
+    if "pattern" in applies:
+        _pattern(o, n, change, relaxed)
     _lists(o, n, before, change)
     for keyword in _COMPOSITIONS:
         if not _same(_undocumented(o.get(keyword)), _undocumented(n.get(keyword))):
