@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 KGEN = [sys.executable, "-m", "kgen.cli"]
+REPO = Path(__file__).resolve().parent.parent
 
 
 def _time(args: list[str], cwd: Path, env: dict[str, str], expect: tuple[int, ...] = (0,)) -> float:
@@ -37,6 +38,8 @@ def run(old: Path, new: Path) -> list[str]:
     work = Path(tempfile.mkdtemp(prefix="kgen-bench-compat-"))
     try:
         env = dict(os.environ, KGEN_CACHE_DIR=str(work / "cache"), NO_COLOR="1")
+        # the kgen of this checkout, though the processes start elsewhere
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, (str(REPO), env.get("PYTHONPATH"))))
         flags = ["--input", str(new.resolve()), "--module", "k8s.io/api", "--config", os.devnull]
         generate = _time(["generate", *flags, "--output", str(work / "generated")], work, env)
         shutil.rmtree(work / "cache", ignore_errors=True)

@@ -3,9 +3,9 @@
     python -m bench.conformance.compat \\
         --go NAME:OLD:NEW[:SUBDIR] ...            Go types (SUBDIR: where they are in each checkout)
         --crds NAME:OLD:NEW:DIR[,DIR...] ...      committed CRD manifests (each DIR that exists)
-        [--module PATH] [--gomodcache DIR] [--json FILE] [--details]
+        [--module NAME=PATH ...] [--gomodcache DIR] [--json FILE] [--details]
 
-For example, k8s.io/api v0.35 -> v0.36 (`--go k8s.io/api:API035:API036 --module k8s.io/api`),
+For example, k8s.io/api v0.35 -> v0.36 (`--go k8s.io/api:API035:API036 --module k8s.io/api=k8s.io/api`),
 gateway-api's last two releases from Go types and from their CRDs (`--go gateway-api:GW15:GW16`,
 `--crds gateway-api:GW15:GW16:config/crd/experimental`), cluster-api's (`--go
 cluster-api:CAPI113:CAPI114:api --crds cluster-api:CAPI113:CAPI114:config/crd/bases,...`).
@@ -30,6 +30,8 @@ import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _kgen(kgen: list[str], args: list[str], env: dict[str, str], cwd: Path) -> tuple[int, float, dict[str, Any], str]:
@@ -96,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     parser.add_argument("--go", action="append", default=[], metavar="NAME:OLD:NEW[:SUBDIR]")
     parser.add_argument("--crds", action="append", default=[], metavar="NAME:OLD:NEW:DIR[,DIR...]")
-    parser.add_argument("--module", help="the Go import path of the --go inputs, when they have no go.mod")
+    parser.add_argument("--module", action="append", default=[], metavar="NAME=PATH",
+                        help="the Go import path of the --go input NAME, when its go.mod does not say it")  # fmt: skip
     parser.add_argument("--gomodcache", type=Path, help="the Go module cache their imports are in (else GOMODCACHE)")
     parser.add_argument("--kgen", default=f"{sys.executable} -m kgen.cli", help="how to run kgen")
     parser.add_argument("--json", type=Path, help="also write every figure and finding to this file")
@@ -104,10 +107,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="kgen-conformance-compat-"))
     env = dict(os.environ, KGEN_NO_CACHE="1", KGEN_CACHE_DIR=str(work / "cache"), NO_COLOR="1")
+    # `python -m kgen.cli` runs the kgen of this checkout, wherever the process starts
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, (str(REPO), env.get("PYTHONPATH"))))
     if args.gomodcache:
         env["GOMODCACHE"] = str(args.gomodcache.resolve())
     kgen = args.kgen.split()
-    runs = [compare_go(kgen, spec, args.module, env, work) for spec in args.go]
+    modules = dict(entry.split("=", 1) for entry in args.module)
+    runs = [compare_go(kgen, spec, modules.get(spec.split(":", 1)[0]), env, work) for spec in args.go]
     runs += [compare_crds(kgen, spec, env, work) for spec in args.crds]
     lines: list[str] = []
     for run in runs:
