@@ -34,18 +34,12 @@ async def _fill(server: Server, count: int) -> None:
     connections = [await Connection.open(server.host, server.port) for _ in range(8)]
     import json
 
-    await connections[0].request(
-        "POST",
-        "/api/v1/namespaces",
-        json.dumps({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}).encode(),
-    )
+    await connections[0].request("POST", "/api/v1/namespaces", json.dumps({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}).encode())
     path = f"/apis/example.kgen.dev/v1/namespaces/{NAMESPACE}/frobbers"
 
     async def create(worker: int) -> None:
         for index in range(worker, count, len(connections)):
-            status, body = await connections[worker].request(
-                "POST", path, json.dumps(frobber(f"f-{index:05}")).encode()
-            )
+            status, body = await connections[worker].request("POST", path, json.dumps(frobber(f"f-{index:05}")).encode())
             if status != 201:
                 raise RuntimeError(body[:300])
 
@@ -66,9 +60,7 @@ def run(counts: list[int], rounds: int = 5) -> list[str]:
         try:
             asyncio.run(_fill(server, count))
             url = f"http://{server.host}:{server.port}"
-            ours = v1_client.Client(
-                Transport(ClientConfig(server=url, namespace=NAMESPACE), rate_limiter=None)
-            ).frobbers()
+            ours = v1_client.Client(Transport(ClientConfig(server=url, namespace=NAMESPACE), rate_limiter=None)).frobbers()
             assert len(ours.list().items or []) == count
 
             import kubernetes.client

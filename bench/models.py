@@ -194,7 +194,9 @@ def plain_pydantic_models(*roots: type) -> dict[type, type]:
 # -- timing ------------------------------------------------------------------------------
 
 
-def per_call_side_by_side(functions: list[Callable[[], Any]], rounds: int = 5, min_round: float = 0.1) -> list[float]:
+def per_call_side_by_side(
+    functions: list[Callable[[], Any]], rounds: int = 5, min_round: float = 0.1
+) -> list[float]:
     """Seconds per call of each function: the best of `rounds` rounds of enough calls to last
     `min_round`, the rounds of the functions taken in turn. On a shared machine the speed changes from one second to the
     next; measured in turn, every contender sees the same slow and fast spells, so their
@@ -309,9 +311,7 @@ def run(k8s_api: Path, rounds: int = 5) -> list[str]:
         assert decoded.to_json() == body, f"kgen does not write the {label} back as it was read"
 
         def row(name: str, kgen: float | None, *others: float | None) -> None:
-            lines.append(
-                f"  {name:<34}" + "".join(f"{_format(t):>{w}}" for t, w in zip((kgen, *others), (11, 13, 12, 11, 11)))
-            )
+            lines.append(f"  {name:<34}" + "".join(f"{_format(t):>{w}}" for t, w in zip((kgen, *others), (11, 13, 12, 11, 11))))
 
         contenders = {
             "decode": (
@@ -393,9 +393,7 @@ def _section_in_own_process(section: str, k8s_api: Path, rounds: int) -> list[st
     """Run one section of the report in a fresh interpreter: the section before it frees
     hundreds of megabytes of objects, and what is decoded into those holes is slowed."""
     command = [sys.executable, "-m", "bench.models", "--k8s-api", str(k8s_api), "--rounds", str(rounds)]
-    result = subprocess.run(
-        [*command, "--section", section], capture_output=True, text=True, cwd=Path(__file__).parent.parent
-    )
+    result = subprocess.run([*command, "--section", section], capture_output=True, text=True, cwd=Path(__file__).parent.parent)
     if result.returncode != 0:
         raise SystemExit(f"bench.models --section {section} exited {result.returncode}:\n{result.stderr[-3000:]}")
     return result.stdout.rstrip("\n").splitlines()
@@ -427,9 +425,7 @@ def msgspec_models(k8s_api: Path, rounds: int = 5) -> list[str]:
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    lines = [
-        "Models, msgspec backend (kgen --models msgspec) beside lightkube (msgspec structs); ratio = kgen / lightkube"
-    ]
+    lines = ["Models, msgspec backend (kgen --models msgspec) beside lightkube (msgspec structs); ratio = kgen / lightkube"]
     lines.append(f"  {'':<34}{'kgen':>11}{'lightkube':>12}{'ratio':>8}")
     targets: list[str] = []
     objects = [
@@ -437,9 +433,7 @@ def msgspec_models(k8s_api: Path, rounds: int = 5) -> list[str]:
         (f"PodList of {PODS}", pod_list_json(), core.PodList, light_core.PodList),
     ]
     for label, body, ours, light in objects:
-        decoded, light_obj = decoded_alternately(
-            lambda: ours.from_json(body), lambda: light_decoders.decode_object(body, light)
-        )
+        decoded, light_obj = decoded_alternately(lambda: ours.from_json(body), lambda: light_decoders.decode_object(body, light))
         assert decoded.to_json() == body, f"kgen's msgspec models do not write the {label} back as it was read"
         timed = {
             "decode": (lambda: ours.from_json(body), lambda: light_decoders.decode_object(body, light)),
@@ -453,14 +447,9 @@ def msgspec_models(k8s_api: Path, rounds: int = 5) -> list[str]:
             ours_time, their_time = per_call_side_by_side([kgen, theirs], rounds)
             ratio[name] = ours_time / their_time
             lines.append(f"  {name:<34}{_format(ours_time):>11}{_format(their_time):>12}{ratio[name]:>7.2f}x")
-        memory = (
-            held_bytes(lambda: ours.from_json(body)),
-            held_bytes(lambda: light_decoders.decode_object(body, light)),
-        )
+        memory = (held_bytes(lambda: ours.from_json(body)), held_bytes(lambda: light_decoders.decode_object(body, light)))
         ratio["memory"] = memory[0] / memory[1]
-        lines.append(
-            f"  {'memory per decoded object':<34}{memory[0] / 1024:>7.0f} KiB{memory[1] / 1024:>8.0f} KiB{ratio['memory']:>7.2f}x"
-        )
+        lines.append(f"  {'memory per decoded object':<34}{memory[0] / 1024:>7.0f} KiB{memory[1] / 1024:>8.0f} KiB{ratio['memory']:>7.2f}x")
         targets.append(
             f"  {label}: decode {ratio['decode']:.2f}x, encode to JSON {ratio['encode to JSON']:.2f}x lightkube "
             f"(target <= 1.25x); deep copy {ratio['deep copy']:.2f}x (target < 1); memory {ratio['memory']:.2f}x (target <= 1)"

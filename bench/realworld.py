@@ -95,12 +95,16 @@ def write_crd_project(root: Path, k8s_version: str) -> None:
         f"module example.com/operator\n\ngo 1.24\n\nrequire (\n\tk8s.io/api {k8s_version}\n"
         f"\tk8s.io/apimachinery {k8s_version}\n)\n"
     )
-    (root / "api" / "v1" / "groupversion_info.go").write_text(textwrap.dedent("""\
+    (root / "api" / "v1" / "groupversion_info.go").write_text(
+        textwrap.dedent(
+            """\
             // Package v1 contains the API of the apps.example.com v1 group.
             // +kubebuilder:object:generate=true
             // +groupName=apps.example.com
             package v1
-            """))
+            """
+        )
+    )
     for kind in ("Worker", "Job"):
         (root / "api" / "v1" / f"{kind.lower()}_types.go").write_text(_KIND.format(kind=kind))
 
@@ -146,16 +150,7 @@ def run(k8s_api: Path, k8s_version: str = "v0.36.3") -> list[str]:
         shutil.copytree(project / "generated", work / "imports" / "operator_api")
         imported = _import_time(work / "imports" / "operator_api", "operator_api.v1")
         shutil.rmtree(work / "kgen-cache", ignore_errors=True)
-        api_flags = [
-            "--input",
-            str(k8s_api),
-            "--module",
-            "k8s.io/api",
-            "--output",
-            str(work / "k8s-api"),
-            "--config",
-            os.devnull,
-        ]
+        api_flags = ["--input", str(k8s_api), "--module", "k8s.io/api", "--output", str(work / "k8s-api"), "--config", os.devnull]
         api_cold = _run(["generate", *api_flags], work, env)
         api_files = sum(1 for p in (work / "k8s-api").rglob("*") if p.is_file())
         api_noop = min(_run(["generate", "--verify-only", *api_flags], work, env) for _ in range(3))

@@ -37,9 +37,7 @@ def largest_frobber(index: int = 0):
             labels={f"app.example.com/label-{i}": f"value-{i}" for i in range(12)},
             annotations={f"note.example.com/{i}": "x" * 40 for i in range(8)},
             owner_references=[
-                meta.OwnerReference(
-                    api_version="apps/v1", kind="Deployment", name=f"owner-{i}", uid=f"uid-{i}", controller=i == 0
-                )
+                meta.OwnerReference(api_version="apps/v1", kind="Deployment", name=f"owner-{i}", uid=f"uid-{i}", controller=i == 0)
                 for i in range(2)
             ],
             finalizers=["example.kgen.dev/cleanup", "example.kgen.dev/audit"],
@@ -82,9 +80,7 @@ def largest_frobber(index: int = 0):
             observed_generation=7,
             phase="Running",
             conditions=[
-                meta.Condition(
-                    type=f"Condition{i}", status="True", last_transition_time=stamp, reason="AllGood", message="m" * 60
-                )
+                meta.Condition(type=f"Condition{i}", status="True", last_transition_time=stamp, reason="AllGood", message="m" * 60)
                 for i in range(6)
             ],
             last_frobbed=stamp,

@@ -72,9 +72,7 @@ class Connection:
         reader, writer = await asyncio.open_connection(host, port, limit=2**24)
         return cls(reader, writer, f"{host}:{port}")
 
-    async def request(
-        self, method: str, path: str, body: bytes | None = None, content_type: str = "application/json"
-    ) -> tuple[int, bytes]:
+    async def request(self, method: str, path: str, body: bytes | None = None, content_type: str = "application/json") -> tuple[int, bytes]:
         head = f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\nAccept: application/json\r\n"
         if body is not None:
             head += f"Content-Type: {content_type}\r\nContent-Length: {len(body)}\r\n"
@@ -229,9 +227,7 @@ async def throughput(server: Server, quick: bool) -> dict[str, dict[int, tuple[f
         row[clients] = await _load(server, clients, total, get)
         results.setdefault("create", {})[clients] = await _load(server, clients, total, create)
         results.setdefault("update", {})[clients] = await _load(server, clients, total, update, last)
-        results.setdefault(f"list {LISTED}", {})[clients] = await _load(
-            server, clients, max(int(60 * scale), clients), listing
-        )
+        results.setdefault(f"list {LISTED}", {})[clients] = await _load(server, clients, max(int(60 * scale), clients), listing)
     return results
 
 
@@ -243,9 +239,7 @@ async def fanout(server: Server, watchers: int, rounds: int = 3) -> float:
     connections = []
     for _ in range(watchers):
         connection = await Connection.open(server.host, server.port)
-        await connection.open_watch(
-            f"{PATH}?watch=true&fieldSelector=metadata.name%3Dlisted-0000&resourceVersion={current['metadata']['resourceVersion']}"
-        )
+        await connection.open_watch(f"{PATH}?watch=true&fieldSelector=metadata.name%3Dlisted-0000&resourceVersion={current['metadata']['resourceVersion']}")
         connections.append(connection)
     times = []
     for round_ in range(rounds):
@@ -297,9 +291,7 @@ def run(backends: list[str], quick: bool = False) -> list[str]:
     operations = next(iter(results.values())).keys() if results else []
     for operation in operations:
         for clients in CONCURRENCY:
-            cells = "".join(
-                f"{results[b][operation][clients][0]:>16.0f}{results[b][operation][clients][1]:>16.1f}" for b in results
-            )
+            cells = "".join(f"{results[b][operation][clients][0]:>16.0f}{results[b][operation][clients][1]:>16.1f}" for b in results)
             lines.append(f"{operation:<12}{clients:>8}{cells}")
     for watchers in WATCHERS:
         cells = "".join(f"{b + ':':>10}{fan[b][watchers] * 1000:>8.1f} ms" for b in fan)

@@ -75,11 +75,7 @@ def _labels(round_: int) -> dict[str, str]:
 async def scenario(server: Server, load: str, expensive: int, reads: int) -> dict[str, list[float]]:
     port = server.port
     setup = await Connection.open("127.0.0.1", port)
-    await setup.request(
-        "POST",
-        "/api/v1/namespaces",
-        json.dumps({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}).encode(),
-    )
+    await setup.request("POST", "/api/v1/namespaces", json.dumps({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}).encode())
     status, body = await setup.request("POST", PATH, json.dumps(frobber("plain")).encode())
     assert status == 201, body
     version = int(json.loads(body)["metadata"]["resourceVersion"])
@@ -98,9 +94,7 @@ async def scenario(server: Server, load: str, expensive: int, reads: int) -> dic
         tasks = [asyncio.create_task(_repeat(port, stop, "GET", PATH)) for _ in range(expensive)]
     else:
         patch = json.dumps({"metadata": {"labels": _labels(1)}}).encode()
-        tasks = [
-            asyncio.create_task(_repeat(port, stop, "PATCH", f"{PATH}/patched-{i}", patch)) for i in range(expensive)
-        ]
+        tasks = [asyncio.create_task(_repeat(port, stop, "PATCH", f"{PATH}/patched-{i}", patch)) for i in range(expensive)]
     await asyncio.sleep(0.5)  # the expensive requests are in
     busy = await _reads(port, reads)
     stop.set()

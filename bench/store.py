@@ -37,11 +37,7 @@ def widget(index: int) -> dict:
             "labels": {f"app.kgen.dev/label-{i}": f"value-{i}" for i in range(6)},
             "annotations": {f"note.kgen.dev/{i}": "x" * 60 for i in range(6)},
         },
-        "spec": {
-            "replicas": index % 7,
-            "image": "registry.example.com/app:v1.2.3",
-            "args": [f"--flag-{i}" for i in range(8)],
-        },
+        "spec": {"replicas": index % 7, "image": "registry.example.com/app:v1.2.3", "args": [f"--flag-{i}" for i in range(8)]},
     }
 
 

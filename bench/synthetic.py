@@ -66,18 +66,10 @@ def _types_file(version: str, rng: random.Random) -> str:
         for f in range(rng.randint(6, 12)):
             shape, tag = rng.choice(_FIELD_SHAPES)
             json_name = f"field{f}Value"
-            lines += [
-                f"\t// Field{f} is field {f}.",
-                "\t// +optional",
-                f"\tField{f} {shape} `{tag.format(j=json_name)}`",
-            ]
+            lines += [f"\t// Field{f} is field {f}.", "\t// +optional", f"\tField{f} {shape} `{tag.format(j=json_name)}`"]
         if s > 0:
-            lines += [
-                f'\t// Previous is another part.\n\t// +optional\n\tPrevious *Part{rng.randrange(s)} `json:"previous,omitempty"`'
-            ]
-            lines += [
-                f'\t// Items are parts.\n\t// +optional\n\tItems []Part{rng.randrange(s)} `json:"items,omitempty"`'
-            ]
+            lines += [f"\t// Previous is another part.\n\t// +optional\n\tPrevious *Part{rng.randrange(s)} `json:\"previous,omitempty\"`"]
+            lines += [f"\t// Items are parts.\n\t// +optional\n\tItems []Part{rng.randrange(s)} `json:\"items,omitempty\"`"]
         lines += ["}", ""]
     for k in range(kinds):
         lines += [

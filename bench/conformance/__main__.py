@@ -55,17 +55,7 @@ class Run:
 
 def run_kgen(kgen: list[str], name: str, input_dir: Path, output: Path, env: dict[str, str], *extra: str) -> Run:
     """`kgen generate` as a user runs it; never raises on kgen's failure."""
-    args = [
-        *kgen,
-        "generate",
-        "--input",
-        str(input_dir.resolve()),
-        "--output",
-        str(output),
-        "--config",
-        os.devnull,
-        *extra,
-    ]
+    args = [*kgen, "generate", "--input", str(input_dir.resolve()), "--output", str(output), "--config", os.devnull, *extra]
     start = time.perf_counter()
     result = subprocess.run(args, capture_output=True, text=True, env=env, cwd=output.parent)
     seconds = time.perf_counter() - start
@@ -122,9 +112,7 @@ def _descriptors(root: Path, files: list[str]) -> dict[str, Any]:
 def protobuf_score(k8s_api: Path, apimachinery: Path, ours: Path) -> Score:
     runtime = Path(__import__("kgen.runtime.apimachinery", fromlist=["x"]).__file__).parent
     files = sorted(str(p.relative_to(k8s_api)) for p in k8s_api.rglob("generated.proto"))
-    upstream = _descriptors(
-        _proto_root({"k8s.io/api": k8s_api, "k8s.io/apimachinery": apimachinery}), [f"k8s.io/api/{f}" for f in files]
-    )
+    upstream = _descriptors(_proto_root({"k8s.io/api": k8s_api, "k8s.io/apimachinery": apimachinery}), [f"k8s.io/api/{f}" for f in files])
     mine_root = _proto_root({
         "k8s.io/api": ours,
         **{f"k8s.io/apimachinery/pkg/{p}": runtime / p.replace("apis/", "") for p in ("apis/meta/v1", "runtime", "api/resource", "util/intstr")},
@@ -140,11 +128,7 @@ def protobuf_score(k8s_api: Path, apimachinery: Path, ours: Path) -> Score:
 def _committed_crds(repository: Path) -> dict[str, dict]:
     found: dict[str, dict] = {}
     for path in sorted(repository.rglob("*.yaml")):
-        if (
-            not path.is_file()
-            or _SKIPPED_DIRS & set(path.parts)
-            or "kind: CustomResourceDefinition" not in path.read_text(errors="replace")
-        ):
+        if not path.is_file() or _SKIPPED_DIRS & set(path.parts) or "kind: CustomResourceDefinition" not in path.read_text(errors="replace"):
             continue
         try:
             documents = list(yaml.load_all(path.read_text(), Loader=_Loader))
@@ -221,19 +205,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.conformance", description=__doc__)
     parser.add_argument("--k8s-api", type=Path, help="a checkout of k8s.io/api (kubernetes/api at a release)")
     parser.add_argument("--apimachinery", type=Path, help="a checkout of k8s.io/apimachinery at the same release")
-    parser.add_argument(
-        "--swagger",
-        type=Path,
-        help="the API server's swagger of that release (kubernetes-client/python's swagger.json.unprocessed)",
-    )
+    parser.add_argument("--swagger", type=Path, help="the API server's swagger of that release (kubernetes-client/python's swagger.json.unprocessed)")
     parser.add_argument("--crd-repo", action="append", default=[], metavar="DIR[:APIDIR]",
                         help="a repository with committed controller-gen CRDs; APIDIR (relative) holds its API types")  # fmt: skip
-    parser.add_argument(
-        "--gomodcache", type=Path, help="the Go module cache the repositories' dependencies are in (else GOMODCACHE)"
-    )
-    parser.add_argument(
-        "--kgen", default=f"{sys.executable} -m kgen.cli", help="how to run kgen (default: this Python's)"
-    )
+    parser.add_argument("--gomodcache", type=Path, help="the Go module cache the repositories' dependencies are in (else GOMODCACHE)")
+    parser.add_argument("--kgen", default=f"{sys.executable} -m kgen.cli", help="how to run kgen (default: this Python's)")
     parser.add_argument("--json", type=Path, help="also write every figure to this file")
     parser.add_argument("--details", action="store_true", help="list the differences, most frequent first")
     args = parser.parse_args(argv)
@@ -279,9 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(f"  cases passed                                      {passed}/{checked} in {len(areas)} areas "
                      f"({sum(a.skipped for a in areas.values())} not read)")  # fmt: skip
         lines += [f"    {name}: {failure}" for name, area in sorted(areas.items()) for failure in area.failed[:3]]
-        results["apimachinery"] = {
-            name: {"passed": a.passed, "failed": a.failed, "skipped": a.skipped} for name, a in areas.items()
-        }
+        results["apimachinery"] = {name: {"passed": a.passed, "failed": a.failed, "skipped": a.skipped} for name, a in areas.items()}
     totals = {key: Score(key) for key in ("paths", "rules", "parts", "conversions", "rules outside markers")}
     table: list[tuple[str, int, str, str, str]] = []  # repository, exit, first error, paths, imports
     for spec in args.crd_repo:
@@ -299,9 +273,7 @@ def main(argv: list[str] | None = None) -> int:
                          f"them): {scores['rules outside markers'].line()}")  # fmt: skip
         lines.append(f"  CRD names, scope, versions equal                  {scores['parts'].line()}")
         lines.append(f"  upstream Convert_ functions with a kgen equivalent {scores['conversions'].line()}")
-        lines.append(
-            f"  generated modules that import                     {report['imports']['ok']}/{report['imports']['total']}"
-        )
+        lines.append(f"  generated modules that import                     {report['imports']['ok']}/{report['imports']['total']}")
         for failure in report["imports"]["failures"]:
             lines.append(f"    {failure}")
         for key, total in totals.items():
@@ -320,9 +292,7 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(f"  CRD schema paths equal                            {totals['paths'].line()}")
         lines.append(f"  CEL rules reproduced                              {totals['rules'].line()}")
         if totals["rules outside markers"].total:
-            lines.append(
-                f"  CEL rules no controller-gen marker holds (repositories' own tools) {totals['rules outside markers'].line()}"
-            )
+            lines.append(f"  CEL rules no controller-gen marker holds (repositories' own tools) {totals['rules outside markers'].line()}")
         lines.append(f"  upstream Convert_ functions with a kgen equivalent {totals['conversions'].line()}")
     lines.append(f"({time.perf_counter() - started:.0f} s)")
     print("\n".join(lines), flush=True)
@@ -335,9 +305,7 @@ def main(argv: list[str] | None = None) -> int:
                     for example in score.examples.get(kind, []):
                         print(f"    {example[:300]}")
     if args.json:
-        args.json.write_text(
-            json.dumps(results, indent=2, default=lambda o: o.as_json() if isinstance(o, Score) else str(o)) + "\n"
-        )
+        args.json.write_text(json.dumps(results, indent=2, default=lambda o: o.as_json() if isinstance(o, Score) else str(o)) + "\n")
     return 0
 
 

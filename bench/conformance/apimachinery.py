@@ -262,9 +262,7 @@ def ip_tables(source: bytes, areas: dict[str, Area]) -> None:
                 if _detail(errors, row.get(key, "")):
                     area.passed += 1
                 else:
-                    area.failed.append(
-                        f"{row['in']!r}: wanted {row.get(key) or 'valid'!r}, kgen says {errors or 'valid'}"
-                    )
+                    area.failed.append(f"{row['in']!r}: wanted {row.get(key) or 'valid'!r}, kgen says {errors or 'valid'}")
 
 
 # -- quantities ---------------------------------------------------------------------------------
@@ -280,9 +278,7 @@ def quantity_tables(source: bytes, areas: dict[str, Area]) -> None:
             if node.type != "literal_value" or len(node.named_children) != 2:
                 continue
             try:
-                given, expected = (
-                    _evaluate(c.named_children[0] if c.type == "literal_element" else c) for c in node.named_children
-                )
+                given, expected = (_evaluate(c.named_children[0] if c.type == "literal_element" else c) for c in node.named_children)
             except _Unreadable:
                 area.skipped += 1
                 continue
@@ -321,9 +317,7 @@ def _quantity_literal(node: tree_sitter.Node) -> Quantity:
 def _int_expression(node: tree_sitter.Node) -> int:
     if node.type == "binary_expression":
         operator = _text(node.child_by_field_name("operator"))
-        left, right = _int_expression(node.child_by_field_name("left")), _int_expression(
-            node.child_by_field_name("right")
-        )
+        left, right = _int_expression(node.child_by_field_name("left")), _int_expression(node.child_by_field_name("right"))
         operations = {"*": left * right, "+": left + right, "-": left - right, "<<": left << right if right >= 0 else 0}
         if operator in operations:
             return operations[operator]
@@ -409,11 +403,7 @@ def quantity_parse_tables(source: bytes, areas: dict[str, Area]) -> None:
     if function is not None:
         for quantity_node, expect_node, alternate_node in _positional_rows(function, 3):
             try:
-                quantity, expect, alternate = (
-                    _quantity_literal(quantity_node),
-                    _evaluate(expect_node),
-                    _evaluate(alternate_node),
-                )
+                quantity, expect, alternate = _quantity_literal(quantity_node), _evaluate(expect_node), _evaluate(alternate_node)
             except _Unreadable:
                 string.skipped += 1
                 continue
@@ -441,9 +431,7 @@ def quantity_parse_tables(source: bytes, areas: dict[str, Area]) -> None:
             if rounded.value == expected.value and exact == (_text(ok_node) == "true"):
                 round_up.passed += 1
             else:
-                round_up.failed.append(
-                    f"{given!r} to 1e{scale}: wanted {expected.value} {_text(ok_node)}, kgen has {rounded.value} {exact}"
-                )
+                round_up.failed.append(f"{given!r} to 1e{scale}: wanted {expected.value} {_text(ok_node)}, kgen has {rounded.value} {exact}")
 
 
 def _intstr_literal(node: tree_sitter.Node) -> IntOrString:
@@ -585,9 +573,7 @@ def strfmt_tables(source: bytes, areas: dict[str, Area]) -> None:
                 if "wantErrs" in row and row["wantErrs"].type == "composite_literal":
                     for item in row["wantErrs"].child_by_field_name("body").named_children:
                         if item.type != "comment":
-                            wanted.append(
-                                _wanted_error(item.named_children[0] if item.type == "literal_element" else item)
-                            )
+                            wanted.append(_wanted_error(item.named_children[0] if item.type == "literal_element" else item))
             except _Unreadable:
                 area.skipped += 1
                 continue
@@ -595,9 +581,7 @@ def strfmt_tables(source: bytes, areas: dict[str, Area]) -> None:
             if _errors_match(got, wanted):
                 area.passed += 1
             else:
-                area.failed.append(
-                    f"{given!r}: wanted {wanted or 'valid'}, kgen says {[str(e) for e in got] or 'valid'}"
-                )
+                area.failed.append(f"{given!r}: wanted {wanted or 'valid'}, kgen says {[str(e) for e in got] or 'valid'}")
 
 
 def run(apimachinery: Path) -> dict[str, Area]:
@@ -632,9 +616,7 @@ def main(argv: list[str] | None = None) -> int:
     areas = run(args.apimachinery)
     total = Counter()
     for name, area in sorted(areas.items()):
-        print(
-            f"  {name:<40} {area.passed}/{area.checked} passed" + (f", {area.skipped} not read" if area.skipped else "")
-        )
+        print(f"  {name:<40} {area.passed}/{area.checked} passed" + (f", {area.skipped} not read" if area.skipped else ""))
         total.update(passed=area.passed, checked=area.checked, skipped=area.skipped)
         if args.details:
             for failure in area.failed:

@@ -127,11 +127,7 @@ def flatten_schema(schema: Any, path: str = "", out: dict[str, dict] | None = No
 
 
 def crd_index(documents: list[dict]) -> dict[str, dict]:
-    return {
-        d["metadata"]["name"]: d
-        for d in documents
-        if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition"
-    }
+    return {d["metadata"]["name"]: d for d in documents if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition"}
 
 
 def _rules(schema: Any, path: str, out: list[tuple[str, str]]) -> None:
@@ -185,14 +181,8 @@ def compare_crds(upstream: dict[str, dict], ours: dict[str, dict], marker_rules:
                 if ours_keywords is None:
                     paths.add(False, "missing path", f"{name} {version['name']} {path}")
                     continue
-                differing = sorted(
-                    {k for k in set(keywords) | set(ours_keywords) if keywords.get(k) != ours_keywords.get(k)}
-                )
-                paths.add(
-                    not differing,
-                    ",".join(differing),
-                    f"{name} {version['name']} {path}: {keywords} != {ours_keywords}",
-                )
+                differing = sorted({k for k in set(keywords) | set(ours_keywords) if keywords.get(k) != ours_keywords.get(k)})
+                paths.add(not differing, ",".join(differing), f"{name} {version['name']} {path}: {keywords} != {ours_keywords}")
             their_rules: list[tuple[str, str]] = []
             my_rules: list[tuple[str, str]] = []
             _rules(version.get("schema", {}).get("openAPIV3Schema", {}), "", their_rules)
@@ -243,12 +233,8 @@ def compare_messages(upstream: dict[str, Any], ours: dict[str, Any], prefix: str
 
 # -- conversions -----------------------------------------------------------------------------------
 
-_GO_CONVERT = re.compile(
-    r"^func (Convert_([A-Za-z0-9]+)_([A-Za-z0-9_]+?)_To_([A-Za-z0-9]+)_([A-Za-z0-9_]+))\(", re.MULTILINE
-)
-_PY_CONVERT = re.compile(
-    r"^def convert_([A-Za-z0-9]+)_([A-Za-z0-9_]+?)_to_([A-Za-z0-9]+)_([A-Za-z0-9_]+)\(", re.MULTILINE
-)
+_GO_CONVERT = re.compile(r"^func (Convert_([A-Za-z0-9]+)_([A-Za-z0-9_]+?)_To_([A-Za-z0-9]+)_([A-Za-z0-9_]+))\(", re.MULTILINE)
+_PY_CONVERT = re.compile(r"^def convert_([A-Za-z0-9]+)_([A-Za-z0-9_]+?)_to_([A-Za-z0-9]+)_([A-Za-z0-9_]+)\(", re.MULTILINE)
 _VERSION = re.compile(r"^v\d+((alpha|beta)\d+)?$")
 
 
@@ -259,9 +245,7 @@ def _side(package: str) -> str:
 
 def conversion_keys_go(text: str) -> list[tuple[str, str, str, str, str]]:
     """(name, from, type, to, type) of the `Convert_` functions of a Go file."""
-    return [
-        (m.group(1), _side(m.group(2)), m.group(3), _side(m.group(4)), m.group(5)) for m in _GO_CONVERT.finditer(text)
-    ]
+    return [(m.group(1), _side(m.group(2)), m.group(3), _side(m.group(4)), m.group(5)) for m in _GO_CONVERT.finditer(text)]
 
 
 def conversion_keys_python(text: str) -> set[tuple[str, str, str, str]]:
