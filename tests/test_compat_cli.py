@@ -248,3 +248,16 @@ def test_crd_files_against_their_copies_in_a_revision(cli, tmp_path):
         "Order shop.example.com/v1 spec.note: removed; for example the API server drops spec.note from "
         '{"spec":{"note":"a"}} (unknown field "spec.note"), and from stored objects on their next write [field-removed]'
     ]
+
+
+def test_a_revision_whose_types_do_not_build_is_an_input_error_naming_it(cli, repository):
+    """Bad input in the old revision is located in the working tree's terms, never a traceback."""
+    (repository / "apis/shop/v1/types.go").write_text(
+        TYPES.replace("type OrderSpec struct {", "type OrderSpec struct {{")
+    )
+    git("commit", "-qam", "broken", cwd=repository)
+    (repository / "apis/shop/v1/types.go").write_text(TYPES)
+    result = cli(["compat", "--against", "HEAD"], repository)
+    assert result.exit_code == 2
+    assert "apis/shop/v1/types.go:" in result.stderr and "(in HEAD)" in result.stderr
+    assert "Traceback" not in result.output + result.stderr
