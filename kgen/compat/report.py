@@ -26,7 +26,7 @@ from kgen.compat import gotypes, resources
 from kgen.compat.changes import Change
 from kgen.compat.rules import ERROR, INFO, RULES, SEVERITIES, WARNING, lowered, stability
 from kgen.compat.settings import Allowance
-from kgen.compat.snapshot import Resource, Snapshot, Steps, display_path, field_at
+from kgen.compat.snapshot import Resource, Snapshot, display_path, field_at
 from kgen.diagnostics import Position
 from kgen.findings import Finding, RuleInfo, Severity
 from kgen.runtime.scheme import version_priority
