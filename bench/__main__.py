@@ -1,6 +1,7 @@
 """`python -m bench [runtime|conversion|validation|generation]`, `python -m bench realworld
---k8s-api DIR` and `python -m bench models --k8s-api DIR`: print benchmark reports (ratios
-against alternatives, and times against the targets)."""
+--k8s-api DIR`, `python -m bench models --k8s-api DIR` and `python -m bench compat
+--k8s-api-old DIR --k8s-api DIR`: print benchmark reports (ratios against alternatives, and
+times against the targets)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,17 @@ def main(argv: list[str]) -> None:
         parser.add_argument("--k8s-version", default="v0.36.3", help="its release tag (what go.mod requires)")
         args = parser.parse_args(argv[1:])
         print("\n".join(realworld.run(args.k8s_api, args.k8s_version)), flush=True)
+        return
+    if argv and argv[0] == "compat":
+        import argparse
+
+        from bench import compat
+
+        parser = argparse.ArgumentParser(prog="python -m bench compat")
+        parser.add_argument("--k8s-api-old", type=Path, required=True, help="k8s.io/api at the older release")
+        parser.add_argument("--k8s-api", type=Path, required=True, help="k8s.io/api at the newer release")
+        args = parser.parse_args(argv[1:])
+        print("\n".join(compat.run(args.k8s_api_old, args.k8s_api)), flush=True)
         return
     if argv and argv[0] == "models":
         from bench import models

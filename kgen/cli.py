@@ -25,6 +25,7 @@ from kgen.console import NORMAL, QUIET, VERBOSE, Console
 from kgen.diagnostics import InputError
 from kgen.emit import EmitError, Mode, emit
 from kgen.extras import MissingExtra
+from kgen.findings import FAIL_ON_CHOICES, FORMATS
 from kgen.generators import DEFAULTS, GENERATORS, HOMES, RUNTIME_GENERATORS
 from kgen.markers.registry import REGISTRY
 from kgen.options import MODEL_BACKENDS, Options, OptionsError, find_config, resolve_options
@@ -319,6 +320,104 @@ def ir(config_path, input_dir, module, import_map, tags, verbose, output_file, s
         output_file.write_text(text, encoding="utf-8")
     else:
         click.echo(text, nl=False)
+
+
+EXIT_CODES_COMPAT = """\b
+Exit codes:
+  0  no finding at or above --fail-on
+  1  findings at or above --fail-on (default: error)
+  2  bad input or settings (every problem is printed as path:line:col)
+  3  a bug in kgen (set KGEN_DEBUG=1 for the traceback and report it)"""
+
+
+@main.command(
+    epilog=EXIT_CODES_COMPAT + """
+
+\b
+Examples:
+  kgen compat --against origin/main          the API of the working tree against the main branch
+  kgen compat --against v1.2.0 --format sarif -o compat.sarif
+  kgen compat --against release-crds/        against the CRDs of a published release
+  kgen compat --against old.yaml new.yaml    two sets of CRD manifests, no Go types
+  kgen compat --against origin/main config/crd/   the CRDs of the working tree against the main branch
+  kgen compat --rules                        every rule, its severity and why
+""",
+)
+@_input_options
+@click.argument("new", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--against", multiple=True, metavar="REVISION|DIR|FILE",
+    help="What to compare with: a git revision (origin/main, a tag), a directory of Go types, or CRD files "
+    "(repeatable). Default: against in [tool.kgen.compat].",
+)  # fmt: skip
+@click.option("--format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="How to print the findings.")  # fmt: skip
+@click.option(
+    "--fail-on", type=click.Choice(FAIL_ON_CHOICES), default=None,
+    help="Exit 1 on findings of this severity or above (default: error, or fail-on in [tool.kgen.compat]).",
+)  # fmt: skip
+@click.option("-o", "--output-file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the findings here instead of stdout.")  # fmt: skip
+@click.option("--no-examples", is_flag=True, help="Do not look for example objects that a change breaks (faster).")
+@click.option("--rules", "list_rules", is_flag=True, help="List every rule with its severity and reason, and exit.")
+@_guarded
+def compat(
+    config_path, input_dir, module, import_map, tags, verbose, new, against, output_format, fail_on, output_file,
+    no_examples, list_rules,
+) -> None:  # fmt: skip
+    """Report the changes of the API that break existing clients or stored objects.
+
+    Compares the API types (or the CRD files given as NEW) with another revision: kinds,
+    versions, storage, scope, every field's schema (type, required, defaults, validation,
+    list types, CEL rules), JSON names and protobuf numbers, following the Kubernetes API
+    change guide. Alpha versions are held to less."""
+    from kgen import compat as checks
+    from kgen import findings, pipeline
+    from kgen.compat import rules as compat_rules
+    from kgen.compat import settings as compat_settings
+    from kgen.console import wants_color
+
+    if list_rules:
+        for rule in compat_rules.RULES.values():
+            click.echo(f"{rule.id:<34} {rule.severity:<8} {rule.summary}")
+        return
+    if config_path is not None and not config_path.exists():
+        raise OptionsError(f"--config {config_path}: no such file")
+    found_config = config_path if config_path is not None else find_config(Path.cwd())
+    settings = compat_settings.load(found_config)
+    specs = against or settings.against
+    if not specs:
+        raise OptionsError(
+            "nothing to compare with: pass --against (a git revision such as origin/main, a directory, or CRD "
+            "files), or set against in [tool.kgen.compat]"
+        )
+    options = None
+    if new:
+        _console.progress("reading " + ", ".join(str(p) for p in new))
+        newer = checks.read_paths(list(new), None)
+    else:
+        options = _options(config_path, input_dir, module, import_map, tags)
+        _console.progress("reading the API types")
+        universe, diagnostics = pipeline.build(options)
+        _console.warnings(diagnostics)
+        newer = checks.from_universe(
+            universe, "the working tree", embedded_object_meta=options.crd_embedded_object_meta
+        )
+    _console.progress("reading " + ", ".join(specs))
+    older = checks.read_against(specs, options, new_paths=list(new))
+    _console.progress("comparing")
+    found, notes = checks.compare(older, newer, allow=settings.allow, examples=not no_examples)
+    _console.clear_progress()
+    report = findings.Report(found, tool="kgen-compat", version=__version__, rules=checks.rule_table(), notes=notes)
+    color = output_format == "text" and output_file is None and wants_color(sys.stdout)
+    text = findings.render(report, output_format, color=color)
+    if output_file is not None:
+        output_file.write_text(text, encoding="utf-8")
+    else:
+        click.echo(text, nl=False)
+    code = findings.exit_code(found, fail_on or settings.fail_on)
+    if code:
+        sys.exit(code)
 
 
 @main.command()

@@ -89,7 +89,7 @@ def load_config(path: Path) -> tuple[dict[str, Any], Path]:
         raise OptionsError(f"{path}: [tool.kgen] must be a table")
     known = {
         "input", "output", "module", "import-map", "import_map", "generators", "tags", "hooks-package", "crd",
-        "strict", "templates", "models",
+        "strict", "templates", "models", "compat",
     }  # fmt: skip
     unknown = sorted(set(table) - known)
     if unknown:
