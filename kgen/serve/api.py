@@ -83,11 +83,16 @@ class Endpoint:
         whose CRD has a scale subresource."""
         return (("status",) if self.version.status else ()) + (("scale",) if self.version.scale and self.custom else ())
 
-    def async_store(self, strategy_version: str | None = None) -> AsyncResourceStore:
-        """The store for a request: writes validate the object in the request's version."""
-        if strategy_version is None:
+    def async_store(self, strategy_version: str | None = None, review: Any = None) -> AsyncResourceStore:
+        """The store for a request: writes validate the object in the request's version, and
+        with a `review` (`kgen.serve.policies.review_of`) admission policies then judge them."""
+        if strategy_version is None and review is None:
             return AsyncResourceStore(self.store)
-        strategy = self.flow.strategy(self.info, strategy_version)
+        strategy = self.flow.strategy(self.info, strategy_version) if strategy_version else self.store.strategy
+        if review is not None:
+            from kgen.serve.policies.admission import AdmittingStrategy
+
+            strategy = AdmittingStrategy(strategy, review)
         return AsyncResourceStore(self.store.engine.resource(self.info, strategy))
 
     def field_manager(self, subresource: str = "") -> Any:
@@ -139,6 +144,8 @@ class ServedAPI:
         self.loaded = loaded
         self.engine = engine
         self.endpoints: dict[tuple[str, str, str], Endpoint] = {}
+        self.admission: Any = None
+        """The ValidatingAdmissionPolicy stage (`kgen.serve.policies.Admission`)."""
         self.stopping = threading.Event()
         """Set when the server shuts down (background work stops)."""
         gates = dict(feature_gates or {})
@@ -194,6 +201,9 @@ class ServedAPI:
                 self.endpoints[(resource.group, version.version, resource.plural)] = Endpoint(
                     resource, version, flow, info, store, document, builtin
                 )
+        from kgen.serve import policies
+
+        policies.serve(self)  # admissionregistration.k8s.io/v1 policies, and their admission stage
         self._serve_custom_resource_definitions()
 
     # -- CustomResourceDefinitions -----------------------------------------------------------------

@@ -259,20 +259,29 @@ def ensure_initial(api: Any) -> None:
             _start_purge(api, namespace["metadata"]["name"])
 
 
-async def delete_namespace(api: Any, name: str, options: Any) -> DeleteResult:
+async def delete_namespace(api: Any, name: str, options: Any, admit: Any = None) -> DeleteResult:
     """Delete a namespace: mark it Terminating (the answer), then delete what it holds and,
-    once nothing is left, the namespace itself, in the background."""
+    once nothing is left, the namespace itself, in the background. With `admit` (a
+    `kgen.serve.policies.Review`) admission judges the delete first, the stored namespace as
+    its old object, as the namespace registry's delete validation does."""
     store = _namespaces(api)
+
+    def admitted(current: dict[str, Any]) -> None:
+        if admit is not None:
+            api.admission.review(admit, "DELETE", None, current)
+
     if options.dry_run or options.preconditions is not None:
         checked: DeleteResult = await asyncio.to_thread(
             store.delete, name, preconditions=options.preconditions, propagation_policy=options.propagation_policy,
             orphan_dependents=options.orphan_dependents, dry_run=True,
         )  # fmt: skip
         if options.dry_run:
+            await asyncio.to_thread(lambda: admitted(store.get(name)))
             return checked
 
     def terminating(current: dict[str, Any] | None) -> dict[str, Any]:
         assert current is not None
+        admitted(current)
         current.setdefault("status", {})["phase"] = TERMINATING
         return current
 
