@@ -329,10 +329,12 @@ class Admission:
                     if "Deny" in actions:
                         denied.append(_Denied(policy.name, binding_name, decision))
                     if "Warn" in actions:
-                        review.warnings.append(
+                        warning = (
                             f"Validation failed for ValidatingAdmissionPolicy '{policy.name}' with binding "
                             f"'{binding_name}': {decision.message}"
                         )
+                        if warning not in review.warnings:  # a retried write warns once, as the recorder dedups
+                            review.warnings.append(warning)
                 for annotation in outcome.annotations:
                     if annotation.action == "error":
                         denied.append(_Denied(policy.name, binding_name, Decision(True, annotation.error, error=True)))

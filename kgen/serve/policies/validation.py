@@ -271,11 +271,11 @@ def policy_spec(
     declared: list[str] = []
     for i, variable in enumerate(variables):
         here = path.child("variables").index(i)
-        name = variable.get("name") or ""
-        if not name.strip():
+        variable_name = variable.get("name") or ""
+        if not variable_name.strip():
             errors.append(field.required(here.child("name"), "name is not specified"))
-        elif not _is_cel_identifier(name):
-            errors.append(field.invalid(here.child("name"), name, "name is not a valid CEL identifier"))
+        elif not _is_cel_identifier(variable_name):
+            errors.append(field.invalid(here.child("name"), variable_name, "name is not a valid CEL identifier"))
         expression = variable.get("expression") or ""
         if not expression.strip():
             errors.append(field.required(here.child("expression"), "expression is not specified"))
@@ -283,7 +283,7 @@ def policy_spec(
             errors += _compiled(
                 here.child("expression"), expression, Declarations(params, True, True, tuple(declared)), None
             )
-        declared.append(name)
+        declared.append(variable_name)
     everything = Declarations(params, True, composition, tuple(declared))
     validations = spec.get("validations") or []
     annotations = spec.get("auditAnnotations") or []
