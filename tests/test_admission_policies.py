@@ -1026,3 +1026,104 @@ def test_discovery_and_openapi(http):
     ]
     assert "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector" in schemas
     assert "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/{name}/status" in document["paths"]
+
+
+# -- kubectl against kgen serve ------------------------------------------------------------------
+
+KUBECTL_POLICY = """
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: frobber-replicas
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["example.kgen.dev"]
+      apiVersions: ["v1"]
+      operations: ["CREATE", "UPDATE"]
+      resources: ["frobbers"]
+  variables:
+  - name: replicas
+    expression: "has(object.spec.replicas) ? object.spec.replicas : 1"
+  validations:
+  - expression: "variables.replicas <= 5"
+    messageExpression: "'frobber ' + object.metadata.name + ' asks for ' + string(variables.replicas) + ' replicas, at most 5 are allowed'"
+  - expression: "!has(object.spec.mode) || object.spec.mode != 'Sleepy'"
+    message: "sleepy frobbers are discouraged"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: frobber-replicas
+spec:
+  policyName: frobber-replicas
+  validationActions: [Deny]
+  matchResources:
+    objectSelector:
+      matchExpressions:
+      - {key: mode, operator: NotIn, values: [warn]}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: frobber-replicas-warn
+spec:
+  policyName: frobber-replicas
+  validationActions: [Warn]
+  matchResources:
+    objectSelector:
+      matchLabels: {mode: warn}
+"""
+
+
+@pytest.mark.slow
+def test_kubectl_applies_policies_and_is_refused_as_by_a_cluster():
+    """kubectl apply of a policy and two bindings from YAML; `kubectl create` of a violating
+    object fails with the policy's message as kubectl prints an Invalid Status ("The frobbers
+    "x" is invalid: <cause>"); a compliant one is created; a Warn binding's failure is printed
+    as kubectl prints warnings (`Warning: ...`) and the object is created; get and delete.
+    (kubectl prints the cause's empty field before its message: the `: :` of the Kubernetes
+    documentation's example of a denial.)"""
+    from tests.serve_fixtures import PYDANTIC_EXAMPLE, ServeProcess, kubectl_available
+
+    if not kubectl_available():
+        pytest.skip("kubectl is not installed")
+    with ServeProcess(config=PYDANTIC_EXAMPLE.config) as server:
+        applied = server.kubectl("apply", "-f", "-", input=KUBECTL_POLICY).stdout
+        assert applied.splitlines() == [
+            "validatingadmissionpolicy.admissionregistration.k8s.io/frobber-replicas created",
+            "validatingadmissionpolicybinding.admissionregistration.k8s.io/frobber-replicas created",
+            "validatingadmissionpolicybinding.admissionregistration.k8s.io/frobber-replicas-warn created",
+        ]
+        again = server.kubectl("apply", "-f", "-", input=KUBECTL_POLICY.replace("at most 5 are", "at most 5 is")).stdout
+        assert "validatingadmissionpolicy.admissionregistration.k8s.io/frobber-replicas configured" in again.splitlines()
+
+        def frobber(name: str, replicas: int, **labels: str) -> str:
+            return json.dumps({"apiVersion": "example.kgen.dev/v1", "kind": "Frobber",
+                               "metadata": {"name": name, "labels": labels}, "spec": {"replicas": replicas}})  # fmt: skip
+
+        refused = server.kubectl("create", "-f", "-", input=frobber("greedy", 9), check=False)
+        assert refused.returncode == 1
+        assert refused.stderr.strip() == (
+            'The frobbers "greedy" is invalid: : ValidatingAdmissionPolicy \'frobber-replicas\' with binding '
+            "'frobber-replicas' denied request: frobber greedy asks for 9 replicas, at most 5 is allowed"
+        )
+        created = server.kubectl("create", "-f", "-", input=frobber("modest", 2))
+        assert created.stdout.strip() == "frobber.example.kgen.dev/modest created"
+        warned = server.kubectl("create", "-f", "-", input=frobber("warned", 7, mode="warn"))
+        assert warned.stdout.strip() == "frobber.example.kgen.dev/warned created"
+        assert warned.stderr.strip() == (
+            "Warning: Validation failed for ValidatingAdmissionPolicy 'frobber-replicas' with binding "
+            "'frobber-replicas-warn': frobber warned asks for 7 replicas, at most 5 is allowed"
+        )
+        listed = server.kubectl("get", "validatingadmissionpolicybindings").stdout.splitlines()
+        assert listed[0].split() == ["NAME", "POLICYNAME", "AGE"]
+        assert [line.split()[:2] for line in listed[1:]] == [
+            ["frobber-replicas", "frobber-replicas"], ["frobber-replicas-warn", "frobber-replicas"]
+        ]  # fmt: skip
+        policy = json.loads(server.kubectl("get", "validatingadmissionpolicy", "frobber-replicas", "-o", "json").stdout)
+        assert policy["metadata"]["generation"] == 2
+        deleted = server.kubectl("delete", "validatingadmissionpolicybinding", "frobber-replicas").stdout
+        assert deleted.strip() == 'validatingadmissionpolicybinding.admissionregistration.k8s.io "frobber-replicas" deleted'
+        assert server.kubectl("create", "-f", "-", input=frobber("greedy", 9)).returncode == 0

@@ -47,8 +47,9 @@ def test_legacy_discovery(client):
     assert client.get("/api").json()["versions"] == ["v1"]
     groups = client.get("/apis").json()
     assert groups["kind"] == "APIGroupList"
-    # CustomResourceDefinitions and Leases are served, as on a cluster.
-    extensions, coordination, example = groups["groups"]
+    # ValidatingAdmissionPolicies, CustomResourceDefinitions and Leases are served, as on a cluster.
+    registration, extensions, coordination, example = groups["groups"]
+    assert registration["name"] == "admissionregistration.k8s.io"
     assert (extensions["name"], coordination["name"]) == ("apiextensions.k8s.io", "coordination.k8s.io")
     assert example["name"] == "example.kgen.dev"
     assert [v["version"] for v in example["versions"]] == ["v1", "v1beta1"]
@@ -72,7 +73,8 @@ def test_aggregated_discovery(client):
     assert response.headers["content-type"] == "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
     document = response.json()
     assert document["kind"] == "APIGroupDiscoveryList" and document["apiVersion"] == "apidiscovery.k8s.io/v2"
-    extensions, coordination, group = document["items"]
+    registration, extensions, coordination, group = document["items"]
+    assert registration["metadata"]["name"] == "admissionregistration.k8s.io"
     assert (extensions["metadata"]["name"], coordination["metadata"]["name"]) == ("apiextensions.k8s.io", "coordination.k8s.io")
     assert group["metadata"]["name"] == "example.kgen.dev"
     v1 = next(v for v in group["versions"] if v["version"] == "v1")
@@ -85,7 +87,7 @@ def test_aggregated_discovery(client):
 
 def test_openapi_documents(client):
     index = client.get("/openapi/v3").json()["paths"]
-    assert set(index) == {"api/v1", "apis/apiextensions.k8s.io/v1", "apis/coordination.k8s.io/v1", "apis/example.kgen.dev/v1", "apis/example.kgen.dev/v1beta1"}
+    assert set(index) == {"api/v1", "apis/admissionregistration.k8s.io/v1", "apis/apiextensions.k8s.io/v1", "apis/coordination.k8s.io/v1", "apis/example.kgen.dev/v1", "apis/example.kgen.dev/v1beta1"}
     address = index["apis/example.kgen.dev/v1"]["serverRelativeURL"]
     response = client.get(address)
     assert "immutable" in response.headers["cache-control"]
