@@ -776,14 +776,18 @@ class ActivationCost:
         self.names = names
         self._shapes: list[tuple[tuple[Any, ...], dict[tuple[Any, ...], int]]] = []
 
-    def __call__(self, values: Mapping[str, Any]) -> int:
-        """The most cel-go could count evaluating the expression on these values."""
+    def __call__(self, values: Mapping[str, Any], bound: Callable[[], int] | None = None) -> int:
+        """The most cel-go could count evaluating the expression on these values; `bound`
+        gives their `input_bound` (a caller evaluating many expressions on the same values
+        computes it once)."""
+        if bound is None:
+            bound = lambda: self._bound(values)  # noqa: E731 - the default measure
         for questions, known in self._shapes:
-            cost = known.get(self._answers(questions, values))
+            cost = known.get(self._answers(questions, values, bound))
             if cost is not None:
                 return cost
         trace: list[tuple[Any, Any]] = []
-        cost = self._estimate(values, trace)
+        cost = self._estimate(values, trace, bound)
         questions = tuple(question for question, _ in trace)
         answers = tuple(answer for _, answer in trace)
         for asked, known in self._shapes:
@@ -802,14 +806,14 @@ class ActivationCost:
     def _bound(self, values: Mapping[str, Any]) -> int:
         return size_class(input_bound([values.get(name) for name in self.names]))
 
-    def _estimate(self, values: Mapping[str, Any], trace: list[tuple[Any, Any]]) -> int:
+    def _estimate(self, values: Mapping[str, Any], trace: list[tuple[Any, Any]], bound: Callable[[], int]) -> int:
         roots = {name: ValueDecl([values.get(name)], (name,), trace) for name in self.names}
         types = expression_types(self.tree, {name: root.cel_type() for name, root in roots.items()})
 
         def unknown() -> Range:
-            bound = self._bound(values)
-            trace.append(((("input",), "bound"), bound))
-            return 0, bound
+            size = bound()
+            trace.append(((("input",), "bound"), size))
+            return 0, size
 
         def size_of(path: list[str], _: CelType) -> Range | None:
             current: Decl | None = roots.get(path[0]) if path else None
@@ -826,12 +830,14 @@ class ActivationCost:
 
         return _Coster(types, size_of, unknown).cost(self.tree)[1]
 
-    def _answers(self, questions: tuple[Any, ...], values: Mapping[str, Any]) -> tuple[Any, ...]:
+    def _answers(
+        self, questions: tuple[Any, ...], values: Mapping[str, Any], bound: Callable[[], int]
+    ) -> tuple[Any, ...]:
         found: dict[tuple[Any, ...], list[Any]] = {(name,): [values.get(name)] for name in self.names}
         answers: list[Any] = []
         for where, question in questions:
             if where == ("input",):
-                answers.append(self._bound(values))
+                answers.append(bound())
                 continue
             at = _values_at(found, where)
             if question == "max":

@@ -25,6 +25,7 @@ strategy). `Admission.review` is the dispatcher of k8s.io/apiserver's policy/val
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgen.runtime.errors import APIError, StatusCause
 from kgen.runtime.store import Strategy
-from kgen.runtime.store.resource import json_copy
+from kgen.runtime.store.resource import decode_object, json_copy
 from kgen.serve.policies import expressions, matching
 from kgen.serve.policies.evaluation import CompiledPolicy, Decision
 from kgen.serve.policies.matching import GroupVersionKind, GroupVersionResource
@@ -175,6 +176,8 @@ class Admission:
     def __init__(self, api: ServedAPI):
         self.api = api
         self._compiled = _Compiled()
+        self._last: dict[str, tuple[tuple[str, int], ...]] = {}
+        self._hooks: tuple[Any, list[_Hook]] | None = None
 
     # -- the policy source --------------------------------------------------------------
 
@@ -194,15 +197,44 @@ class Admission:
                 self._compiled.cache[key] = found
         return found
 
+    def _read(self, resource: Any) -> tuple[tuple[tuple[str, int], ...], list[dict[str, Any]] | None]:
+        """The stored objects of a resource as (key, revision) pairs, and the objects when
+        they differ from what was read last (None when they do not)."""
+        store = self._store(resource)
+        kvs = self.api.engine.backend.range(store.prefix).kvs
+        versions = tuple((kv.key, kv.mod_revision) for kv in kvs)
+        if versions == self._last.get(resource.plural):
+            return versions, None
+        return versions, [decode_object(kv.value, kv.mod_revision) for kv in kvs]
+
     def hooks(self) -> list[_Hook]:
-        """Every policy that has bindings, with them (calculatePolicyData)."""
-        bindings = self._store(BINDINGS).list()["items"]
-        if not bindings:
+        """Every policy that has bindings, with them (calculatePolicyData): read from the
+        store on every request (what was written a moment ago applies), worked out again only
+        when a policy, a binding or the served kinds changed."""
+        binding_versions, bindings = self._read(BINDINGS)
+        if not binding_versions:
             return []
+        policy_versions, policies = self._read(POLICIES)
+        with self._compiled.lock:
+            cached = self._hooks
+            if bindings is None and policies is None and cached is not None and cached[0] is self.api.endpoints:
+                return cached[1]
+        if bindings is None or policies is None:  # one of them changed: read both again
+            self._last.clear()
+            binding_versions, bindings = self._read(BINDINGS)
+            policy_versions, policies = self._read(POLICIES)
+        assert bindings is not None and policies is not None
+        hooks = self._hooks_of(bindings, policies)
+        with self._compiled.lock:
+            self._last = {BINDINGS.plural: binding_versions, POLICIES.plural: policy_versions}
+            self._hooks = (self.api.endpoints, hooks)
+        return hooks
+
+    def _hooks_of(self, bindings: list[dict[str, Any]], stored: list[dict[str, Any]]) -> list[_Hook]:
         by_policy: dict[str, list[dict[str, Any]]] = {}
         for binding in sorted(bindings, key=lambda b: b["metadata"]["name"]):
             by_policy.setdefault((binding.get("spec") or {}).get("policyName", ""), []).append(binding)
-        policies = {p["metadata"]["name"]: p for p in self._store(POLICIES).list()["items"]}
+        policies = {p["metadata"]["name"]: p for p in stored}
         hooks = []
         for name in sorted(by_policy):
             policy = policies.get(name)
@@ -246,7 +278,7 @@ class Admission:
             namespace=self._namespace(review, obj if obj is not None else old),
             object=new_view,
             old_object=old_view,
-            equivalents=review.equivalents,
+            equivalents=functools.cache(review.equivalents),
             namespace_labels=self._namespace_labels,
         )
         denied: list[_Denied] = []

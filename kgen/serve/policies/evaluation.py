@@ -21,6 +21,7 @@ from kgen.serve.policies.expressions import (
     Activation,
     Declarations,
     Expression,
+    UNBOUND,
     OutOfBudget,
     Result,
 )
@@ -152,7 +153,7 @@ class CompiledPolicy:
         # message expressions: every one of them, without the authorizer, on what is left
         messages: list[Result | None] = []
         message_problem: str | None = None
-        message_activation = Activation({k: v for k, v in values.items() if k != "authorizer"}, self.variables)
+        message_activation = Activation({**values, "authorizer": UNBOUND}, self.variables)
         try:
             for validation in self.validations:
                 if validation.message_expression is None:
@@ -182,7 +183,7 @@ class CompiledPolicy:
                 outcome.decisions.append(Decision(deny=True, message=text, reason=validation.reason or "Invalid"))
             else:
                 outcome.decisions.append(Decision(deny=False))
-        annotation_activation = Activation({k: v for k, v in values.items() if k != "authorizer"}, self.variables)
+        annotation_activation = Activation({**values, "authorizer": UNBOUND}, self.variables)
         remaining = BUDGET
         try:
             for key, expression in self.annotations:

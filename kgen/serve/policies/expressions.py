@@ -313,7 +313,14 @@ def _authz(kind: str, **fields: Any) -> dict[str, Any]:
     return {cellib.TAG: _AUTHZ, "v": {"kind": kind, **fields}}
 
 
+UNBOUND = {cellib.TAG: "unbound"}
+"""The `authorizer` of expressions that have none bound (message expressions and audit
+annotations): reading it is cel-go's `no such attribute(s): authorizer`."""
+
+
 def _authz_value(value: Any, kinds: tuple[str, ...], function: str) -> dict[str, Any]:
+    if value == UNBOUND:
+        raise _Raised("no such attribute(s): authorizer")
     if type(value) is not dict or value.get(cellib.TAG) != _AUTHZ or value["v"]["kind"] not in kinds:
         raise TypeError(f"no such overload: {function}")
     inner: dict[str, Any] = value["v"]
@@ -424,6 +431,10 @@ class Expression:
         self._cost: celcost.ActivationCost | None = None
         self._root_fields: list[tuple[str, str]] = []
         """(variable, field) of every `variable.field` read (to word a read of null)."""
+        self.names: frozenset[str] = frozenset(ROOTS + (AUTHORIZER,))
+        """The variables it reads (all of them when kgen's parser does not read it)."""
+        self.variables: frozenset[str] = frozenset()
+        """The policy variables it reads (`variables.<name>`)."""
         if self.problem is None:
             self._program = _engine().compile(runnable(text))
             try:
@@ -431,25 +442,28 @@ class Expression:
             except celparse.CelSyntaxError:
                 return
             self._cost = celcost.ActivationCost(tree, ROOTS)
+            names, variables = set(), set()
             for node in celparse.walk(tree):
-                if (
-                    isinstance(node, celparse.Select)
-                    and not node.test_only
-                    and isinstance(node.operand, celparse.Ident)
-                ):
-                    if node.operand.name in ROOTS:
+                if isinstance(node, celparse.Ident) and node.position >= 0:
+                    names.add(node.name)
+                if isinstance(node, celparse.Select) and isinstance(node.operand, celparse.Ident):
+                    if node.operand.name in ROOTS and not node.test_only:
                         self._root_fields.append((node.operand.name, node.field))
+                    if node.operand.name == VARIABLES:
+                        variables.add(node.field)
+            self.names = frozenset(names)
+            self.variables = frozenset(variables)
 
     def null_read(self, values: Mapping[str, Any]) -> str | None:
         """The field the expression reads of a variable that is null (`oldObject.spec` on a
         create), which cel-go reports as `no such key: spec`."""
         return next((name for root, name in self._root_fields if values.get(root) is None), None)
 
-    def cost(self, values: Mapping[str, Any]) -> int:
-        """The most evaluating it on these values could cost."""
+    def cost(self, values: Mapping[str, Any], bound: Callable[[], int]) -> int:
+        """The most evaluating it on these values could cost (`bound`: their input bound)."""
         if self._cost is None:
-            return celcost.input_bound([values.get(name) for name in ROOTS])
-        return self._cost(values)
+            return bound()
+        return self._cost(values, bound)
 
     def run(self, values: Mapping[str, Any]) -> Any:
         """Evaluate on the current thread's context (its values set); raises on errors."""
@@ -483,13 +497,20 @@ class Activation:
     _variables_cost: int = 0
     _failure: str | None = None
     """The error of the variable an expression read last, which its own error then is."""
+    _bound: int | None = None
+
+    def bound(self) -> int:
+        """How large what the expressions compute from these values can be (computed once)."""
+        if self._bound is None:
+            self._bound = celcost.size_class(celcost.input_bound([self.values.get(name) for name in ROOTS]))
+        return self._bound
 
     def evaluate(self, expression: Expression, remaining: int) -> tuple[Result, int]:
         """Run one expression within `remaining` of the budget: its result and what is left.
         Raises `OutOfBudget` when it costs more than is left."""
         if expression.problem is not None:
             return Result(error=f"compilation error: {expression.problem}"), remaining
-        cost = expression.cost(self.values)
+        cost = expression.cost(self.values, self.bound)
         if cost > PER_CALL_LIMIT:
             if PER_CALL_LIMIT > remaining:
                 raise OutOfBudget()
@@ -499,7 +520,7 @@ class Activation:
         self._variables_cost = 0
         self._failure = None
         _LOCAL.activation = self
-        _context().update(self.values)
+        self._bind(expression)
         try:
             result = Result(value=expression.run(self.values))
         except Exception as error:  # noqa: BLE001 - any evaluation problem is the expression's error
@@ -512,6 +533,32 @@ class Activation:
         if cost > remaining:
             raise OutOfBudget()
         return result, remaining - cost
+
+    def _names(self, expression: Expression) -> set[str]:
+        """The variables an expression and the policy variables it may read need."""
+        needed = set(expression.names)
+        pending, seen = list(expression.variables), set()
+        while pending:
+            name = pending.pop()
+            if name in seen or name not in self.variables:
+                continue
+            seen.add(name)
+            variable = self.variables[name]
+            needed |= variable.names
+            pending.extend(variable.variables)
+        return needed
+
+    def _bind(self, expression: Expression) -> None:
+        """Give the engine's context the values the expression needs (handing a value to the
+        engine costs microseconds per JSON member: only those it reads, once)."""
+        bound: dict[str, Any] = _LOCAL.__dict__.setdefault("bound", {})
+        changed = {}
+        for name in self._names(expression):
+            if name in self.values and (name not in bound or bound[name] is not self.values[name]):
+                changed[name] = self.values[name]
+        if changed:
+            _context().update(changed)
+            bound.update(changed)
 
     def _error(self, expression: Expression, error: BaseException) -> str:
         text = error_text(error)
@@ -541,7 +588,7 @@ class Activation:
             return Result(error=f"no such key: {name}")
         if expression.problem is not None:
             return Result(error=f'composited variable "{name}" fails to compile: {expression.problem}')
-        cost = expression.cost(self.values)
+        cost = expression.cost(self.values, self.bound)
         if cost > PER_CALL_LIMIT:
             self._variables_cost += PER_CALL_LIMIT
             return Result(error=f'composited variable "{name}" fails to evaluate: {COST_LIMIT_EXCEEDED}')
