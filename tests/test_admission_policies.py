@@ -244,7 +244,11 @@ def settled(http: httpx.Client, name: str, generation: int = 1) -> dict[str, Any
     current = http.get(f"{POLICIES}/{name}").json()
     if (current.get("status") or {}).get("observedGeneration") == generation:
         return current
-    params = {"watch": "true", "fieldSelector": f"metadata.name={name}", "resourceVersion": current["metadata"]["resourceVersion"]}
+    params = {
+        "watch": "true",
+        "fieldSelector": f"metadata.name={name}",
+        "resourceVersion": current["metadata"]["resourceVersion"],
+    }
     with http.stream("GET", POLICIES, params=params) as events:
         for line in events.iter_lines():
             obj = json.loads(line)["object"]
@@ -316,14 +320,18 @@ def test_warn_and_audit_actions(http):
     '<p>' with binding '<b>': <message>` and lets the request through; Audit changes nothing
     the client sees; Deny with Audit denies."""
     body = policy("warned", "warned", [{"expression": "object.spec.replicas < 3", "message": "too many"}])
-    with installed(http, body, binding("warned-warn", "warned", ("Warn",)), binding("warned-audit", "warned", ("Audit",))):
+    with installed(
+        http, body, binding("warned-warn", "warned", ("Warn",)), binding("warned-audit", "warned", ("Audit",))
+    ):
         created = http.post(gadgets(), json=gadget("warned", "warned", replicas=4))
         assert created.status_code == 201
         assert warnings(created) == [
             "299 - \"Validation failed for ValidatingAdmissionPolicy 'warned' with binding 'warned-warn': too many\""
         ]
         assert warnings(http.post(gadgets(), json=gadget("fine", "warned", replicas=1))) == []
-    with installed(http, body, binding("warned-deny", "warned", ("Deny", "Audit")), binding("warned-warn", "warned", ("Warn",))):
+    with installed(
+        http, body, binding("warned-deny", "warned", ("Deny", "Audit")), binding("warned-warn", "warned", ("Warn",))
+    ):
         refused = http.post(gadgets(), json=gadget("refused", "warned", replicas=4))
         assert denial(refused).endswith("with binding 'warned-deny' denied request: too many")
         # warnings found on the way are written on the refusal too
@@ -396,7 +404,10 @@ def test_server_side_apply_is_a_create_or_an_update(http):
         created = http.patch(f"{gadgets()}/applied", content=body, headers=apply, params={"fieldManager": "me"})
         assert denial(created).endswith("denied request: CREATE CreateOptions")
         body = json.dumps(gadget("applied", "applies", replicas=1))
-        assert http.patch(f"{gadgets()}/applied", content=body, headers=apply, params={"fieldManager": "me"}).status_code == 201
+        assert (
+            http.patch(f"{gadgets()}/applied", content=body, headers=apply, params={"fieldManager": "me"}).status_code
+            == 201
+        )
         body = json.dumps(gadget("applied", "applies", replicas=8))
         updated = http.patch(f"{gadgets()}/applied", content=body, headers=apply, params={"fieldManager": "me"})
         assert denial(updated).endswith("denied request: UPDATE UpdateOptions")
@@ -471,7 +482,9 @@ def test_equivalent_match_converts_to_the_rules_version(http):
     with installed(http, policy("equivalent", "versions", validations), binding("equivalent", "equivalent")):
         refused = http.post(gadgets(version="v1beta1"), json=gadget("old-version", "versions", "v1beta1"))
         assert denial(refused).endswith("denied request: policy.example.com/v1 v1 v1 v1beta1 v1beta1")
-    exact = policy("exact", "versions", validations, matchConstraints={"resourceRules": [rule()], "matchPolicy": "Exact"})
+    exact = policy(
+        "exact", "versions", validations, matchConstraints={"resourceRules": [rule()], "matchPolicy": "Exact"}
+    )
     with installed(http, exact, binding("exact", "exact")):
         assert http.post(gadgets(version="v1beta1"), json=gadget("exact", "versions", "v1beta1")).status_code == 201
         assert "denied request" in denial(http.post(gadgets(), json=gadget("exact-v1", "versions")))
@@ -489,7 +502,9 @@ def test_namespace_and_object_selectors(http):
         assert http.post(gadgets("team-b"), json=labelled).status_code == 201
         assert http.post(gadgets("team-a"), json={"metadata": {"name": "unlabelled"}, "spec": {}}).status_code == 201
         # removing the label still matches: the old object has it
-        made = http.post(gadgets("team-b"), json={"metadata": {"name": "moved", "labels": {"selected": "1"}}, "spec": {}})
+        made = http.post(
+            gadgets("team-b"), json={"metadata": {"name": "moved", "labels": {"selected": "1"}}, "spec": {}}
+        )
         assert made.status_code == 201
     namespace_rule = [{"apiGroups": [""], "apiVersions": ["v1"], "resources": ["namespaces"], "operations": ["CREATE"]}]
     own = {"resourceRules": namespace_rule, "namespaceSelector": {"matchLabels": {"locked": "true"}}}
@@ -501,7 +516,9 @@ def test_namespace_and_object_selectors(http):
     removal = {"resourceRules": [rule(operations=["UPDATE"])], "objectSelector": {"matchLabels": {"guard": "on"}}}
     with installed(http, policy("old-labels", None, [{"expression": "false", "message": "guarded"}],
                                 matchConstraints=removal), binding("old-labels", "old-labels")):  # fmt: skip
-        guarded = http.post(gadgets(), json={"metadata": {"name": "guarded", "labels": {"guard": "on"}}, "spec": {}}).json()
+        guarded = http.post(
+            gadgets(), json={"metadata": {"name": "guarded", "labels": {"guard": "on"}}, "spec": {}}
+        ).json()
         guarded["metadata"]["labels"] = {}
         assert denial(http.put(f"{gadgets()}/guarded", json=guarded)).endswith("guarded")
 
@@ -528,8 +545,18 @@ def test_params_by_name_and_by_selector(http):
     unless paramRef names one; a selector selects every matching param, each evaluated (any
     denial denies); none found is allowed (Allow) or `no params found for policy binding with
     `Deny` parameterNotFoundAction`; `params` carries the paramKind's apiVersion and kind."""
-    assert http.post(limits("team-a"), json={"metadata": {"name": "limit", "labels": {"tier": "x"}}, "maxReplicas": 2}).status_code == 201
-    assert http.post(limits("team-a"), json={"metadata": {"name": "other", "labels": {"tier": "x"}}, "maxReplicas": 4}).status_code == 201
+    assert (
+        http.post(
+            limits("team-a"), json={"metadata": {"name": "limit", "labels": {"tier": "x"}}, "maxReplicas": 2}
+        ).status_code
+        == 201
+    )
+    assert (
+        http.post(
+            limits("team-a"), json={"metadata": {"name": "other", "labels": {"tier": "x"}}, "maxReplicas": 4}
+        ).status_code
+        == 201
+    )
     validations = [{"expression": "object.spec.replicas <= params.maxReplicas",
                     "messageExpression": "'at most ' + string(params.maxReplicas) + ' (' + params.kind + ' ' + params.metadata.name + ')'"}]  # fmt: skip
     kind = {"apiVersion": f"{GROUP}/v1", "kind": "GadgetLimit"}
@@ -567,22 +594,38 @@ def test_param_configuration_errors_follow_the_failure_policy(http):
     nothing = policy("no-kind", None, [{"expression": "true"}], rules=[rule()],
                      paramKind={"apiVersion": "nowhere.example.com/v1", "kind": "Nope"},
                      matchConstraints={"resourceRules": [rule()], "objectSelector": {"matchLabels": {"test": "kinds"}}})  # fmt: skip
-    with installed(http, nothing, binding("no-kind", "no-kind", paramRef={"name": "x", "parameterNotFoundAction": "Allow"})):
+    with installed(
+        http, nothing, binding("no-kind", "no-kind", paramRef={"name": "x", "parameterNotFoundAction": "Allow"})
+    ):
         assert denial(http.post(gadgets(), json=gadget("kinds", "kinds"))) == (
             "ValidatingAdmissionPolicy 'no-kind' denied request: failed to configure policy: failed to find resource "
             "referenced by paramKind: 'nowhere.example.com/v1, Kind=Nope'"
         )
         ignored = {**nothing, "spec": {**nothing["spec"], "failurePolicy": "Ignore"}}
-        assert http.put(f"{POLICIES}/no-kind", json={**ignored, "metadata": http.get(f"{POLICIES}/no-kind").json()["metadata"]}).status_code == 200
+        assert (
+            http.put(
+                f"{POLICIES}/no-kind", json={**ignored, "metadata": http.get(f"{POLICIES}/no-kind").json()["metadata"]}
+            ).status_code
+            == 200
+        )
         assert http.post(gadgets(), json=gadget("kinds", "kinds")).status_code == 201
     namespaced = policy("ns-param", None, [{"expression": "true"}], rules=namespace_rule,
                         paramKind={"apiVersion": f"{GROUP}/v1", "kind": "GadgetLimit"})  # fmt: skip
-    with installed(http, namespaced, binding("ns-param", "ns-param", paramRef={"name": "limit", "parameterNotFoundAction": "Allow"})):
+    with installed(
+        http,
+        namespaced,
+        binding("ns-param", "ns-param", paramRef={"name": "limit", "parameterNotFoundAction": "Allow"}),
+    ):
         assert denial(http.post(NAMESPACES, json={"metadata": {"name": "ns-param"}})) == (
             "ValidatingAdmissionPolicy 'ns-param' with binding 'ns-param' denied request: failed to configure binding: "
             "cannot use namespaced paramRef in policy binding that matches cluster-scoped resources"
         )
-    classes = policy("class-param", "classes", [{"expression": "true"}], paramKind={"apiVersion": f"{GROUP}/v1", "kind": "GadgetClass"})
+    classes = policy(
+        "class-param",
+        "classes",
+        [{"expression": "true"}],
+        paramKind={"apiVersion": f"{GROUP}/v1", "kind": "GadgetClass"},
+    )
     with installed(http, classes, binding("class-param", "class-param",
                                           paramRef={"name": "c", "namespace": "default", "parameterNotFoundAction": "Allow"})):  # fmt: skip
         assert denial(http.post(gadgets(), json=gadget("classes", "classes"))).endswith(
@@ -592,7 +635,12 @@ def test_param_configuration_errors_follow_the_failure_policy(http):
 
 def test_cluster_scoped_params(http):
     """A cluster-scoped paramKind's param is looked up by name alone."""
-    assert http.post(f"/apis/{GROUP}/v1/gadgetclasses", json={"metadata": {"name": "warm"}, "colors": ["red", "orange"]}).status_code == 201
+    assert (
+        http.post(
+            f"/apis/{GROUP}/v1/gadgetclasses", json={"metadata": {"name": "warm"}, "colors": ["red", "orange"]}
+        ).status_code
+        == 201
+    )
     body = policy("warm", "warm", [{"expression": "object.spec.color in params.colors", "message": "not warm"}],
                   paramKind={"apiVersion": f"{GROUP}/v1", "kind": "GadgetClass"})  # fmt: skip
     with installed(http, body, binding("warm", "warm", paramRef={"name": "warm", "parameterNotFoundAction": "Deny"})):
@@ -614,7 +662,9 @@ def test_match_conditions(http):
     body = policy("conditions", "conditions", [{"expression": "false", "message": "big"}], matchConditions=conditions)
     with installed(http, body, binding("conditions", "conditions")):
         assert http.post(gadgets(), json=gadget("c-small", "conditions", replicas=1)).status_code == 201
-        assert denial(http.post(gadgets(), json=gadget("c-big", "conditions", replicas=5))).endswith("denied request: big")
+        assert denial(http.post(gadgets(), json=gadget("c-big", "conditions", replicas=5))).endswith(
+            "denied request: big"
+        )
     failing = [{"name": "errors", "expression": "object.spec.nope > 1"}]
     broken = policy("conditions-error", "conditions", [{"expression": "false"}], matchConditions=failing)
     with installed(http, broken, binding("conditions-error", "conditions-error")):
@@ -640,13 +690,17 @@ def test_variables_are_evaluated_when_read(http):
         {"expression": "variables.limit < 10", "messageExpression": "'limit ' + string(variables.limit)"},
         {"expression": "!has(object.spec.color) || object.spec.color != 'x' || variables.broken == 1"},
     ]
-    with installed(http, policy("variables", "variables", validations, variables=variables), binding("variables", "variables")):
+    with installed(
+        http, policy("variables", "variables", validations, variables=variables), binding("variables", "variables")
+    ):
         assert http.post(gadgets(), json=gadget("v-ok", "variables", replicas=2)).status_code == 201
-        assert denial(http.post(gadgets(), json=gadget("v-big", "variables", replicas=5))).endswith("denied request: limit 11")
+        assert denial(http.post(gadgets(), json=gadget("v-big", "variables", replicas=5))).endswith(
+            "denied request: limit 11"
+        )
         assert denial(http.post(gadgets(), json=gadget("v-x", "variables", replicas=1, color="x"))) == (
             "ValidatingAdmissionPolicy 'variables' with binding 'variables' denied request: expression "
             "'!has(object.spec.color) || object.spec.color != 'x' || variables.broken == 1' resulted in error: "
-            "composited variable \"broken\" "
+            'composited variable "broken" '
             "fails to evaluate: no such key: nope"
         )
 
@@ -682,7 +736,9 @@ def test_request_variable(http):
                   " + ' ' + string(has(request.subResource)) + ' ' + string(request.object == null) + ' [' + request.uid + ']'")  # fmt: skip
     with installed(http, policy("request", "request", [{"expression": "false", "messageExpression": expression}]),
                    binding("request", "request")):  # fmt: skip
-        refused = http.post(gadgets("team-b"), json=gadget("asked", "request"), params={"dryRun": "All", "fieldManager": "tester"})
+        refused = http.post(
+            gadgets("team-b"), json=gadget("asked", "request"), params={"dryRun": "All", "fieldManager": "tester"}
+        )
         assert denial(refused).endswith(
             "denied request: CREATE policy.example.com/v1/Gadget gadgets asked team-b system:anonymous "
             "system:unauthenticated true CreateOptions meta.k8s.io/v1 tester false true []"
@@ -711,7 +767,9 @@ def test_audit_annotations(http):
     or null is `valueExpression '<e>' resulted in unsupported return type: int. Return type must
     be either string or null.`"""
     annotations = [{"key": "color", "valueExpression": "object.spec.color"}]
-    with installed(http, policy("audited", "audited", auditAnnotations=annotations), binding("audited", "audited", ("Audit",))):
+    with installed(
+        http, policy("audited", "audited", auditAnnotations=annotations), binding("audited", "audited", ("Audit",))
+    ):
         assert http.post(gadgets(), json=gadget("a-fine", "audited", color="red")).status_code == 201
         assert denial(http.post(gadgets(), json=gadget("a-none", "audited"))).endswith(
             "denied request: expression 'object.spec.color' resulted in error: no such key: color"
@@ -765,7 +823,9 @@ def test_built_in_kinds_and_runtime_custom_resources(http):
     }  # fmt: skip
     assert http.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=crd).status_code == 201
     with installed(http, body, binding("everywhere", "everywhere")):
-        lease = http.post("/apis/coordination.k8s.io/v1/namespaces/team-b/leases", json={"metadata": {"name": "l"}, "spec": {}})
+        lease = http.post(
+            "/apis/coordination.k8s.io/v1/namespaces/team-b/leases", json={"metadata": {"name": "l"}, "spec": {}}
+        )
         assert denial(lease).endswith("an owner label is required")
         assert lease.json()["message"].startswith('leases.coordination.k8s.io "l" is forbidden: ')
         event = http.post("/api/v1/namespaces/team-b/events", json={"metadata": {"name": "e"}, "involvedObject": {}})
@@ -774,7 +834,12 @@ def test_built_in_kinds_and_runtime_custom_resources(http):
         assert denial(sprocket).endswith("an owner label is required")
         owned = {"metadata": {"name": "s", "labels": {"owner": "me"}}}
         assert http.post("/apis/late.example.com/v1/namespaces/team-b/sprockets", json=owned).status_code == 201
-        assert http.post("/apis/late.example.com/v1/namespaces/team-a/sprockets", json={"metadata": {"name": "s"}}).status_code == 201
+        assert (
+            http.post(
+                "/apis/late.example.com/v1/namespaces/team-a/sprockets", json={"metadata": {"name": "s"}}
+            ).status_code
+            == 201
+        )
 
 
 def test_policies_never_apply_to_their_own_resources(http):
@@ -793,7 +858,9 @@ def test_namespace_delete_and_collection_delete(http):
     the static attributes' empty name), so NewForbidden names it `Unknown`."""
     assert http.post(NAMESPACES, json={"metadata": {"name": "keep-me", "labels": {"keep": "yes"}}}).status_code == 201
     namespace_rule = [{"apiGroups": [""], "apiVersions": ["v1"], "resources": ["namespaces"], "operations": ["DELETE"]}]
-    keep = policy("keeps", None, [{"expression": "!has(oldObject.metadata.labels.keep)", "message": "kept"}], rules=namespace_rule)
+    keep = policy(
+        "keeps", None, [{"expression": "!has(oldObject.metadata.labels.keep)", "message": "kept"}], rules=namespace_rule
+    )
     with installed(http, keep, binding("keeps", "keeps")):
         refused = http.delete(f"{NAMESPACES}/keep-me")
         assert denial(refused).endswith("kept") and refused.json()["details"]["name"] == "keep-me"
@@ -851,7 +918,11 @@ def test_policy_defaults_generation_and_status(http):
     status = http.get(f"{POLICIES}/defaults/status").json()
     status["status"]["conditions"] = [{"type": "Checked", "status": "Maybe"}]
     assert invalid(http.put(f"{POLICIES}/defaults/status", json=status)) == [
-        ("FieldValueNotSupported", "status.conditions[0].status", 'Unsupported value: "Maybe": supported values: "False", "True", "Unknown"'),
+        (
+            "FieldValueNotSupported",
+            "status.conditions[0].status",
+            'Unsupported value: "Maybe": supported values: "False", "True", "Unknown"',
+        ),
         ("FieldValueRequired", "status.conditions[0].lastTransitionTime", "Required value: must be set"),
         ("FieldValueRequired", "status.conditions[0].reason", "Required value: must be set"),
     ]
@@ -859,7 +930,9 @@ def test_policy_defaults_generation_and_status(http):
                                        "lastTransitionTime": "2024-01-01T00:00:00Z"}]  # fmt: skip
     status["spec"] = {}
     written = http.put(f"{POLICIES}/defaults/status", json=status).json()
-    assert written["status"]["conditions"][0]["type"] == "Checked" and written["spec"]["validations"] == [{"expression": "1 < 2"}]
+    assert written["status"]["conditions"][0]["type"] == "Checked" and written["spec"]["validations"] == [
+        {"expression": "1 < 2"}
+    ]
     http.delete(f"{POLICIES}/defaults")
 
 
@@ -907,59 +980,124 @@ def test_policy_validation(http):
     }}  # fmt: skip
     causes = invalid(http.post(POLICIES, json=body))
     assert causes == [
-        ("FieldValueNotSupported", "spec.failurePolicy", 'Unsupported value: "Sometimes": supported values: "Fail", "Ignore"'),
-        ("FieldValueInvalid", "spec.paramKind.apiVersion", 'Invalid value: "a/b/c": unexpected GroupVersion string: a/b/c'),
+        (
+            "FieldValueNotSupported",
+            "spec.failurePolicy",
+            'Unsupported value: "Sometimes": supported values: "Fail", "Ignore"',
+        ),
+        (
+            "FieldValueInvalid",
+            "spec.paramKind.apiVersion",
+            'Invalid value: "a/b/c": unexpected GroupVersion string: a/b/c',
+        ),
         ("FieldValueRequired", "spec.paramKind.kind", "Required value"),
-        ("FieldValueRequired", "spec.matchConstraints.namespaceSelector.matchExpressions[0].values",
-         "Required value: must be specified when `operator` is 'In' or 'NotIn'"),
+        (
+            "FieldValueRequired",
+            "spec.matchConstraints.namespaceSelector.matchExpressions[0].values",
+            "Required value: must be specified when `operator` is 'In' or 'NotIn'",
+        ),
         ("FieldValueDuplicate", "spec.matchConstraints.resourceRules[0].resourceNames[1]", 'Duplicate value: "a"'),
-        ("FieldValueNotSupported", "spec.matchConstraints.resourceRules[0].operations[1]",
-         'Unsupported value: "PATCH": supported values: "*", "CONNECT", "CREATE", "DELETE", "UPDATE"'),
-        ("FieldValueInvalid", "spec.matchConstraints.resourceRules[0].apiGroups",
-         'Invalid value: ["*","x"]: if \'*\' is present, must not specify other API groups'),
+        (
+            "FieldValueNotSupported",
+            "spec.matchConstraints.resourceRules[0].operations[1]",
+            'Unsupported value: "PATCH": supported values: "*", "CONNECT", "CREATE", "DELETE", "UPDATE"',
+        ),
+        (
+            "FieldValueInvalid",
+            "spec.matchConstraints.resourceRules[0].apiGroups",
+            'Invalid value: ["*","x"]: if \'*\' is present, must not specify other API groups',
+        ),
         ("FieldValueRequired", "spec.matchConstraints.resourceRules[0].apiVersions", "Required value"),
-        ("FieldValueInvalid", "spec.matchConstraints.resourceRules[0].resources",
-         'Invalid value: ["*","pods"]: if \'*\' is present, must not specify other resources without subresources'),
-        ("FieldValueNotSupported", "spec.matchConstraints.resourceRules[0].scope",
-         'Unsupported value: "Everywhere": supported values: "*", "Cluster", "Namespaced"'),
-        ("FieldValueInvalid", "spec.matchConditions[0].expression",
-         "Invalid value: \"variables.x\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'variables' "
-         "(in container '')\n | variables.x\n | ^"),
+        (
+            "FieldValueInvalid",
+            "spec.matchConstraints.resourceRules[0].resources",
+            'Invalid value: ["*","pods"]: if \'*\' is present, must not specify other resources without subresources',
+        ),
+        (
+            "FieldValueNotSupported",
+            "spec.matchConstraints.resourceRules[0].scope",
+            'Unsupported value: "Everywhere": supported values: "*", "Cluster", "Namespaced"',
+        ),
+        (
+            "FieldValueInvalid",
+            "spec.matchConditions[0].expression",
+            "Invalid value: \"variables.x\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'variables' "
+            "(in container '')\n | variables.x\n | ^",
+        ),
         ("FieldValueDuplicate", "spec.matchConditions[1].name", 'Duplicate value: "c"'),
         ("FieldValueInvalid", "spec.variables[0].name", 'Invalid value: "1x": name is not a valid CEL identifier'),
-        ("FieldValueInvalid", "spec.variables[0].expression",
-         "Invalid value: \"object.\": compilation failed: ERROR: <input>:1:8: Syntax error: no viable alternative at "
-         "input '.'\n | object.\n | .......^"),
-        ("FieldValueInvalid", "spec.validations[0].expression",
-         "Invalid value: \"self.replicas > 1\": compilation failed: ERROR: <input>:1:1: undeclared reference to "
-         "'self' (in container '')\n | self.replicas > 1\n | ^"),
-        ("FieldValueInvalid", "spec.validations[1].message", 'Invalid value: "a\\nb": message must not contain line breaks'),
-        ("FieldValueNotSupported", "spec.validations[1].reason",
-         'Unsupported value: "Teapot": supported values: "Forbidden", "Invalid", "RequestEntityTooLarge"'),
-        ("FieldValueInvalid", "spec.validations[2].expression", "Invalid value: \"'text'\": must evaluate to bool but got string"),
-        ("FieldValueInvalid", "spec.validations[2].messageExpression", 'Invalid value: "1": must evaluate to string but got int'),
-        ("FieldValueInvalid", "spec.auditAnnotations[0].key",
-         "Invalid value: \"broken/bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and "
-         "must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
-         "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"),
-        ("FieldValueInvalid", "spec.auditAnnotations[0].valueExpression",
-         'Invalid value: "1": must evaluate to one of [string null_type] but got int'),
+        (
+            "FieldValueInvalid",
+            "spec.variables[0].expression",
+            'Invalid value: "object.": compilation failed: ERROR: <input>:1:8: Syntax error: no viable alternative at '
+            "input '.'\n | object.\n | .......^",
+        ),
+        (
+            "FieldValueInvalid",
+            "spec.validations[0].expression",
+            'Invalid value: "self.replicas > 1": compilation failed: ERROR: <input>:1:1: undeclared reference to '
+            "'self' (in container '')\n | self.replicas > 1\n | ^",
+        ),
+        (
+            "FieldValueInvalid",
+            "spec.validations[1].message",
+            'Invalid value: "a\\nb": message must not contain line breaks',
+        ),
+        (
+            "FieldValueNotSupported",
+            "spec.validations[1].reason",
+            'Unsupported value: "Teapot": supported values: "Forbidden", "Invalid", "RequestEntityTooLarge"',
+        ),
+        (
+            "FieldValueInvalid",
+            "spec.validations[2].expression",
+            "Invalid value: \"'text'\": must evaluate to bool but got string",
+        ),
+        (
+            "FieldValueInvalid",
+            "spec.validations[2].messageExpression",
+            'Invalid value: "1": must evaluate to string but got int',
+        ),
+        (
+            "FieldValueInvalid",
+            "spec.auditAnnotations[0].key",
+            "Invalid value: \"broken/bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and "
+            "must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+            "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        ),
+        (
+            "FieldValueInvalid",
+            "spec.auditAnnotations[0].valueExpression",
+            'Invalid value: "1": must evaluate to one of [string null_type] but got int',
+        ),
     ]
     empty = invalid(http.post(POLICIES, json={"metadata": {"name": "empty"}, "spec": {}}))
     assert empty == [
         ("FieldValueRequired", "spec.matchConstraints", "Required value"),
-        ("FieldValueRequired", "spec.validations", "Required value: validations or auditAnnotations must contain at least one item"),
-        ("FieldValueRequired", "spec.auditAnnotations", "Required value: validations or auditAnnotations must contain at least one item"),
+        (
+            "FieldValueRequired",
+            "spec.validations",
+            "Required value: validations or auditAnnotations must contain at least one item",
+        ),
+        (
+            "FieldValueRequired",
+            "spec.auditAnnotations",
+            "Required value: validations or auditAnnotations must contain at least one item",
+        ),
     ]
     rules_required = invalid(http.post(POLICIES, json={"metadata": {"name": "norules"}, "spec": {
         "matchConstraints": {}, "validations": [{"expression": "params.x", "messageExpression": "authorizer.group('')"}]}}))  # fmt: skip
     assert [(field, message.split("\n")[0]) for _, field, message in rules_required] == [
         ("spec.matchConstraints.resourceRules", "Required value"),
-        ("spec.validations[0].expression",
-         "Invalid value: \"params.x\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')"),
-        ("spec.validations[0].messageExpression",
-         "Invalid value: \"authorizer.group('')\": compilation failed: ERROR: <input>:1:1: undeclared reference to "
-         "'authorizer' (in container '')"),
+        (
+            "spec.validations[0].expression",
+            "Invalid value: \"params.x\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')",
+        ),
+        (
+            "spec.validations[0].messageExpression",
+            "Invalid value: \"authorizer.group('')\": compilation failed: ERROR: <input>:1:1: undeclared reference to "
+            "'authorizer' (in container '')",
+        ),
     ]
 
 
@@ -981,10 +1119,17 @@ def test_binding_validation(http):
         ("FieldValueRequired", "spec.paramRef.parameterNotFoundAction", "Required value"),
         ("FieldValueRequired", "spec.matchResouces.resourceRules[0].resources", "Required value"),
         ("FieldValueDuplicate", "spec.validationActions[2]", 'Duplicate value: "Deny"'),
-        ("FieldValueNotSupported", "spec.validationActions[3]", 'Unsupported value: "Shout": supported values: "Audit", "Deny", "Warn"'),
-        ("FieldValueInvalid", "spec.validationActions",
-         'Invalid value: ["Deny","Warn","Deny","Shout"]: must not contain both Deny and Warn (repeating the same validation '
-         "failure information in the API response and headers serves no purpose)"),
+        (
+            "FieldValueNotSupported",
+            "spec.validationActions[3]",
+            'Unsupported value: "Shout": supported values: "Audit", "Deny", "Warn"',
+        ),
+        (
+            "FieldValueInvalid",
+            "spec.validationActions",
+            'Invalid value: ["Deny","Warn","Deny","Shout"]: must not contain both Deny and Warn (repeating the same validation '
+            "failure information in the API response and headers serves no purpose)",
+        ),
     ]
     assert invalid(http.post(BINDINGS, json={"metadata": {"name": "no-actions"}, "spec": {"policyName": "p"}})) == [
         ("FieldValueRequired", "spec.validationActions", "Required value: at least one validation action is required")
@@ -1001,29 +1146,38 @@ def test_decoding_as_the_typed_decoder(http):
         "unmarshal number into Go struct field ValidatingAdmissionPolicySpec.spec.failurePolicy of type v1.FailurePolicyType"
     )
     item = http.post(POLICIES, json={"metadata": {"name": "typed"}, "spec": {"validations": [{"expression": True}]}})
-    assert item.json()["message"].endswith("cannot unmarshal bool into Go struct field Validation.spec.validations.expression of type string")
+    assert item.json()["message"].endswith(
+        "cannot unmarshal bool into Go struct field Validation.spec.validations.expression of type string"
+    )
     body = policy("unknown-fields", None, [{"expression": "true", "shout": 1}])
     made = http.post(POLICIES, json=body)
     assert made.status_code == 201 and warnings(made) == ['299 - "unknown field \\"spec.validations[0].shout\\""']
     http.delete(f"{POLICIES}/unknown-fields")
     strict = http.post(POLICIES, json=body, params={"fieldValidation": "Strict"})
-    assert strict.status_code == 400 and strict.json()["message"] == 'strict decoding error: unknown field "spec.validations[0].shout"'
+    assert (
+        strict.status_code == 400
+        and strict.json()["message"] == 'strict decoding error: unknown field "spec.validations[0].shout"'
+    )
 
 
 def test_discovery_and_openapi(http):
     """Both resources are discovered as cluster-scoped built-ins (category api-extensions, the
     policy's /status), and their OpenAPI v3 definitions are published for the group."""
     listed = {r["name"]: r for r in http.get("/apis/admissionregistration.k8s.io/v1").json()["resources"]}
-    assert set(listed) == {"validatingadmissionpolicies", "validatingadmissionpolicies/status", "validatingadmissionpolicybindings"}
+    assert set(listed) == {
+        "validatingadmissionpolicies",
+        "validatingadmissionpolicies/status",
+        "validatingadmissionpolicybindings",
+    }
     assert not listed["validatingadmissionpolicies"]["namespaced"]
     assert listed["validatingadmissionpolicybindings"]["categories"] == ["api-extensions"]
     document = http.get("/openapi/v3/apis/admissionregistration.k8s.io/v1").json()
     schemas = document["components"]["schemas"]
     spec = schemas["io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicySpec"]
     assert spec["properties"]["variables"]["x-kubernetes-list-map-keys"] == ["name"]
-    assert schemas["io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy"]["x-kubernetes-group-version-kind"] == [
-        {"group": "admissionregistration.k8s.io", "kind": "ValidatingAdmissionPolicy", "version": "v1"}
-    ]
+    assert schemas["io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy"][
+        "x-kubernetes-group-version-kind"
+    ] == [{"group": "admissionregistration.k8s.io", "kind": "ValidatingAdmissionPolicy", "version": "v1"}]
     assert "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector" in schemas
     assert "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/{name}/status" in document["paths"]
 
@@ -1097,7 +1251,9 @@ def test_kubectl_applies_policies_and_is_refused_as_by_a_cluster():
             "validatingadmissionpolicybinding.admissionregistration.k8s.io/frobber-replicas-warn created",
         ]
         again = server.kubectl("apply", "-f", "-", input=KUBECTL_POLICY.replace("at most 5 are", "at most 5 is")).stdout
-        assert "validatingadmissionpolicy.admissionregistration.k8s.io/frobber-replicas configured" in again.splitlines()
+        assert (
+            "validatingadmissionpolicy.admissionregistration.k8s.io/frobber-replicas configured" in again.splitlines()
+        )
 
         def frobber(name: str, replicas: int, **labels: str) -> str:
             return json.dumps({"apiVersion": "example.kgen.dev/v1", "kind": "Frobber",
@@ -1106,7 +1262,7 @@ def test_kubectl_applies_policies_and_is_refused_as_by_a_cluster():
         refused = server.kubectl("create", "-f", "-", input=frobber("greedy", 9), check=False)
         assert refused.returncode == 1
         assert refused.stderr.strip() == (
-            'The frobbers "greedy" is invalid: : ValidatingAdmissionPolicy \'frobber-replicas\' with binding '
+            "The frobbers \"greedy\" is invalid: : ValidatingAdmissionPolicy 'frobber-replicas' with binding "
             "'frobber-replicas' denied request: frobber greedy asks for 9 replicas, at most 5 is allowed"
         )
         created = server.kubectl("create", "-f", "-", input=frobber("modest", 2))
@@ -1125,5 +1281,8 @@ def test_kubectl_applies_policies_and_is_refused_as_by_a_cluster():
         policy = json.loads(server.kubectl("get", "validatingadmissionpolicy", "frobber-replicas", "-o", "json").stdout)
         assert policy["metadata"]["generation"] == 2
         deleted = server.kubectl("delete", "validatingadmissionpolicybinding", "frobber-replicas").stdout
-        assert deleted.strip() == 'validatingadmissionpolicybinding.admissionregistration.k8s.io "frobber-replicas" deleted'
+        assert (
+            deleted.strip()
+            == 'validatingadmissionpolicybinding.admissionregistration.k8s.io "frobber-replicas" deleted'
+        )
         assert server.kubectl("create", "-f", "-", input=frobber("greedy", 9)).returncode == 0

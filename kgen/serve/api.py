@@ -203,7 +203,11 @@ class ServedAPI:
                 )
         from kgen.serve import policies
 
-        policies.serve(self)  # admissionregistration.k8s.io/v1 policies, and their admission stage
+        self.admission = policies.Admission(self)  # admission policies, served and enforced
+        for resource, flow, info, store, document in policies.served(self):
+            self.endpoints[(resource.group, resource.storage_version, resource.plural)] = Endpoint(
+                resource, resource.versions[0], flow, info, store, document
+            )
         self._serve_custom_resource_definitions()
 
     # -- CustomResourceDefinitions -----------------------------------------------------------------

@@ -1,9 +1,9 @@
 """ValidatingAdmissionPolicy: CEL admission without webhooks, as kube-apiserver runs it.
 
-`serve(api)` adds the `admissionregistration.k8s.io/v1` resources `validatingadmissionpolicies`
-(with `/status`) and `validatingadmissionpolicybindings` to a served API (unless the API
-defines them itself), with their OpenAPI definitions, and the admission stage that enforces
-them on every write of every other resource. A handler asks `review_of(call)` for what the
+`served(api)` gives what serves the `admissionregistration.k8s.io/v1` resources
+`validatingadmissionpolicies` (with `/status`) and `validatingadmissionpolicybindings` (unless
+the API defines them itself), with their OpenAPI definitions; `Admission(api)` is the
+admission stage that enforces them on every write of every other resource. A handler asks `review_of(call)` for what the
 stage needs to know of its request and hands it to the store with the request's strategy
 (`Endpoint.async_store(..., review=...)`); the store runs the stage after its validation.
 
@@ -27,10 +27,12 @@ from kgen.serve.policies.admission import Admission, Review, options_of, user_of
 from kgen.serve.policies.resources import BINDINGS, POLICIES, PolicyFlow, info_of
 
 if TYPE_CHECKING:
+    from kgen.runtime.store import ResourceInfo, ResourceStore
     from kgen.serve.api import ServedAPI
     from kgen.serve.handlers import Call
+    from kgen.serve.loader import Resource
 
-__all__ = ["BINDINGS", "POLICIES", "Admission", "Review", "review_of", "serve"]
+__all__ = ["BINDINGS", "POLICIES", "Admission", "Review", "review_of", "served"]
 
 DOCUMENT_KEY = f"apis/{types.GROUP}/{types.VERSION}"
 
@@ -48,23 +50,19 @@ def _document(api: ServedAPI) -> dict[str, Any]:
     }
 
 
-def serve(api: ServedAPI) -> None:
-    """Serve the two resources (unless the API defines its own) and install the admission
-    stage (`api.admission`)."""
-    from kgen.serve.api import Endpoint
-
-    api.admission = Admission(api)
+def served(api: ServedAPI) -> list[tuple[Resource, PolicyFlow, ResourceInfo, ResourceStore, dict[str, Any]]]:
+    """What serves the two resources (resource, flow, store info, store, OpenAPI document),
+    none when the API defines admissionregistration.k8s.io/v1 itself."""
     if any(group == types.GROUP and version == types.VERSION for group, version, _ in api.endpoints):
-        return  # the API serves admissionregistration.k8s.io/v1 itself
+        return []
     document = _document(api)
     api.loaded.openapi_v3.setdefault(DOCUMENT_KEY, document)
+    found = []
     for resource in (POLICIES, BINDINGS):
         info = info_of(resource)
         flow = PolicyFlow(resource)
-        store = api.engine.resource(info, flow.strategy(info, types.VERSION))
-        api.endpoints[(resource.group, types.VERSION, resource.plural)] = Endpoint(
-            resource, resource.versions[0], flow, info, store, document, builtin=False
-        )
+        found.append((resource, flow, info, api.engine.resource(info, flow.strategy(info, types.VERSION)), document))
+    return found
 
 
 def review_of(

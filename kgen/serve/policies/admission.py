@@ -98,7 +98,8 @@ class Review:
             obj = json_copy(stored)
         if self.view is not None:
             return self.view(obj, version)
-        return obj
+        versioned: dict[str, Any] = obj
+        return versioned
 
     def equivalents(self) -> list[tuple[GroupVersionResource, GroupVersionKind]]:
         """The resource in every version that serves it (and the subresource), preferred first."""

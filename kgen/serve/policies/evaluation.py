@@ -171,9 +171,9 @@ class CompiledPolicy:
                 outcome.decisions.append(self._error_decision(f"failed messageExpression: {message_problem}"))
             elif result.value is not True:
                 text = ""
-                message = messages[i] if i < len(messages) else None
-                if message is not None and message.error is None and isinstance(message.value, str):
-                    text = message.value.strip()
+                written = messages[i] if i < len(messages) else None
+                if written is not None and written.error is None and isinstance(written.value, str):
+                    text = written.value.strip()
                     if len(text.encode()) > MAX_EVALUATED_MESSAGE_BYTES or "\n" in text:
                         text = ""
                 if not text and validation.message:

@@ -35,7 +35,7 @@ from typing import Any
 
 from kgen.runtime.validation import celcost, cellib, celparse
 from kgen.runtime.validation.celcost import PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET
-from kgen.runtime.validation.celtypes import DYN, expression_types
+from kgen.runtime.validation.celtypes import DYN, expression_types, size_class
 
 OBJECT, OLD_OBJECT, PARAMS, REQUEST = "object", "oldObject", "params", "request"
 NAMESPACE, AUTHORIZER, VARIABLES = "namespaceObject", "authorizer", "variables"
@@ -502,7 +502,7 @@ class Activation:
     def bound(self) -> int:
         """How large what the expressions compute from these values can be (computed once)."""
         if self._bound is None:
-            self._bound = celcost.size_class(celcost.input_bound([self.values.get(name) for name in ROOTS]))
+            self._bound = size_class(celcost.input_bound([self.values.get(name) for name in ROOTS]))
         return self._bound
 
     def evaluate(self, expression: Expression, remaining: int) -> tuple[Result, int]:
