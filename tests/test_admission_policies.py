@@ -523,6 +523,22 @@ def test_namespace_and_object_selectors(http):
         assert denial(http.put(f"{gadgets()}/guarded", json=guarded)).endswith("guarded")
 
 
+def test_namespaces_are_selected_by_their_name_label(http):
+    """Every namespace carries `kubernetes.io/metadata.name: <name>` (core v1 SetDefaults_Namespace;
+    the namespace strategy's Canonicalize), which is how a namespaceSelector leaves out
+    namespaces by name."""
+    assert http.get(f"{NAMESPACES}/team-a").json()["metadata"]["labels"] == {"team": "a", "kubernetes.io/metadata.name": "team-a"}
+    constraints = {
+        "resourceRules": [rule()],
+        "namespaceSelector": {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": ["team-b"]}]},
+        "objectSelector": {"matchLabels": {"test": "by-name"}},
+    }
+    with installed(http, policy("by-name", None, [{"expression": "false", "message": "not here"}], matchConstraints=constraints),
+                   binding("by-name", "by-name")):  # fmt: skip
+        assert denial(http.post(gadgets("team-a"), json=gadget("n", "by-name"))).endswith("not here")
+        assert http.post(gadgets("team-b"), json=gadget("n", "by-name")).status_code == 201
+
+
 def test_binding_match_resources_restrict_the_policy(http):
     """policy_matcher.go BindingMatches: a binding's matchResources further restricts where
     its policy applies; another binding of the same policy applies elsewhere."""

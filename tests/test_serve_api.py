@@ -126,7 +126,7 @@ def test_protobuf_objects_lists_bodies_errors_and_watch(client):
     body = namespace_to_protobuf({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "proto", "labels": {"a": "b"}}})
     created = client.post(namespaces, content=body, headers={"Content-Type": "application/vnd.kubernetes.protobuf", **accept})
     assert created.status_code == 201 and created.headers["content-type"] == "application/vnd.kubernetes.protobuf"
-    assert namespace_from_protobuf(created.content)["metadata"]["labels"] == {"a": "b"}
+    assert namespace_from_protobuf(created.content)["metadata"]["labels"] == {"a": "b", "kubernetes.io/metadata.name": "proto"}
     listed = client.get(namespaces, headers=accept)
     assert listed.headers["content-type"] == "application/vnd.kubernetes.protobuf"
     assert protobuf.decode_envelope(listed.content).kind == "NamespaceList"
