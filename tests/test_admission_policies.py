@@ -1302,3 +1302,36 @@ def test_kubectl_applies_policies_and_is_refused_as_by_a_cluster():
             == 'validatingadmissionpolicybinding.admissionregistration.k8s.io "frobber-replicas" deleted'
         )
         assert server.kubectl("create", "-f", "-", input=frobber("greedy", 9)).returncode == 0
+
+
+# -- the evaluation on its own -------------------------------------------------------------------
+
+
+def test_an_expression_that_does_not_compile_follows_the_failure_policy():
+    """activation.go Evaluate: an expression stored without compiling (the API refuses to
+    store one; a policy written before a library function went away would be one) is the
+    decision `compilation error: <detail>`, denied under Fail and admitted under Ignore."""
+    from kgen.serve.policies.evaluation import CompiledPolicy
+
+    spec = {"failurePolicy": "Fail", "matchConstraints": {}, "validations": [{"expression": "self.x > 1"}]}
+    values = {"object": {"spec": {}}, "oldObject": None, "request": {}, "namespaceObject": None, "params": None}
+    (decision,) = CompiledPolicy({"metadata": {"name": "p"}, "spec": spec}).validate(values).decisions
+    assert decision.deny and decision.error and decision.message == (
+        "compilation error: compilation failed: ERROR: <input>:1:1: undeclared reference to 'self' (in container '')"
+        "\n | self.x > 1\n | ^"
+    )
+    ignored = CompiledPolicy({"metadata": {"name": "p"}, "spec": {**spec, "failurePolicy": "Ignore"}}).validate(values)
+    assert not ignored.decisions[0].deny
+
+
+def test_presence_tests_and_reads_of_null_as_cel_go():
+    """cel-go's attribute qualifiers: `has()` on null (a create's oldObject) is false, and a
+    field read of null is the error `no such key: <field>`; `string()` converts as cel-go."""
+    from kgen.serve.policies.expressions import Activation, Declarations, Expression
+
+    activation = Activation({"object": {"spec": {"n": 1000000.5, "m": 2.0}}, "oldObject": None, "request": {}})
+    assert activation.evaluate(Expression("!has(oldObject.spec)", Declarations(), ("bool",)), 1_000_000)[0].value is True
+    result, _ = activation.evaluate(Expression("oldObject.spec.x == 1", Declarations(), ("bool",)), 1_000_000)
+    assert result.error == "expression 'oldObject.spec.x == 1' resulted in error: no such key: spec"
+    text = Expression("string(object.spec.n) + ' ' + string(object.spec.m) + ' ' + string(true)", Declarations(), None)
+    assert activation.evaluate(text, 1_000_000)[0].value == "1.0000005e+06 2 true"

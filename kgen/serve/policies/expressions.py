@@ -52,6 +52,10 @@ _TYPE_NAMES = frozenset("bool bytes double int uint string list map null_type ty
 """Names CEL declares itself (types, as in `type(x) == int`)."""
 _VARIABLE_FUNCTION = "__kgen_variable"
 _HAS_FUNCTION = "__kgen_has"
+_STRING_FUNCTION = "__kgen_string"
+_RENAMED = {"matches": cellib.MATCHES, "string": _STRING_FUNCTION}
+"""Calls the engine's own functions would answer otherwise than cel-go: `matches` (RE2) and
+`string()` (cel-go writes doubles as Go's %g, durations in seconds, times in RFC 3339)."""
 _AUTHZ = "authz"
 
 
@@ -211,9 +215,9 @@ def compile_problem(text: str, declarations: Declarations, returns: tuple[str, .
 
 
 def runnable(text: str) -> str:
-    """The expression as kgen hands it to the engine: `matches` on RE2 (as for CRD rules),
-    `variables.x` a call that evaluates the variable when (and only when) it is read, and
-    `has(x.f)` a presence test that is false on null, as cel-go's."""
+    """The expression as kgen hands it to the engine: `matches` on RE2 (as for CRD rules) and
+    `string()` as cel-go converts, `variables.x` a call that evaluates the variable when (and
+    only when) it is read, and `has(x.f)` a presence test that is false on null, as cel-go's."""
     try:
         tokens = celparse.scan(text)
     except celparse.CelSyntaxError:
@@ -260,9 +264,9 @@ def _rewrite(text: str, tokens: list[tuple[str, str, int]], start: int, stop: in
             last = name_position + len(name)
             i += 3
             continue
-        if kind == "ident" and word == "matches" and following == ("op", "("):
+        if kind == "ident" and word in _RENAMED and following == ("op", "("):
             out.append(text[last:position])
-            out.append(cellib.MATCHES)
+            out.append(_RENAMED[word])
             last = position + len(word)
         i += 1
     out.append(text[last:end])
@@ -403,6 +407,7 @@ def _context() -> Any:
             context.add_function(name, function)
         context.add_function(_VARIABLE_FUNCTION, _read_variable)
         context.add_function(_HAS_FUNCTION, _has)
+        context.add_function(_STRING_FUNCTION, cellib.FUNCTIONS["string"])
         for name, value in cellib.NAMESPACES.items():
             context.add_variable(name, value)
         _LOCAL.context = context
