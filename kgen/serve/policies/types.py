@@ -168,16 +168,19 @@ _PARAM_KIND = _object(
 
 _VALIDATION = _object(
     "v1.Validation", _DEFINITION + "Validation", "A CEL expression that must be true for a request to pass.", {
-        "expression": Field(_STRING, omitempty=False),
-        "message": Field(_STRING), "reason": Field(_string("v1.StatusReason")),
-        "messageExpression": Field(_STRING),
+        "expression": Field(_STRING, omitempty=False, description="CEL that must evaluate to true."),
+        "message": Field(_STRING, description="What a denial says (default: the failed expression)."),
+        "reason": Field(_string("v1.StatusReason"), description="The Status reason of a denial: Invalid (the "
+                        "default), Forbidden or RequestEntityTooLarge."),
+        "messageExpression": Field(_STRING, description="CEL giving the denial's message (a string)."),
     },
 )  # fmt: skip
 
 _AUDIT_ANNOTATION = _object(
     "v1.AuditAnnotation", _DEFINITION + "AuditAnnotation",
     "An annotation of the request's audit event, valued by a CEL expression.", {
-        "key": Field(_STRING, omitempty=False), "valueExpression": Field(_STRING, omitempty=False),
+        "key": Field(_STRING, omitempty=False, description="The annotation's key, after the policy's name."),
+        "valueExpression": Field(_STRING, omitempty=False, description="CEL giving a string, or null for none."),
     },
 )  # fmt: skip
 
@@ -202,13 +205,15 @@ _EXPRESSION_WARNING = _object(
 
 POLICY_SPEC = _object(
     "v1.ValidatingAdmissionPolicySpec", _DEFINITION + "ValidatingAdmissionPolicySpec", "What a policy checks.", {
-        "paramKind": Field(_PARAM_KIND),
-        "matchConstraints": Field(MATCH_RESOURCES),
-        "validations": Field(_list(_VALIDATION)),
+        "paramKind": Field(_PARAM_KIND, description="The kind bindings take params of (`params` in CEL)."),
+        "matchConstraints": Field(MATCH_RESOURCES, description="The requests the policy applies to."),
+        "validations": Field(_list(_VALIDATION), description="Expressions every request must pass."),
         "failurePolicy": Field(_string("v1.FailurePolicyType", "Fail (the default) or Ignore.", ("Fail", "Ignore"))),
-        "auditAnnotations": Field(_list(_AUDIT_ANNOTATION)),
-        "matchConditions": Field(_list(_MATCH_CONDITION, "map", "name", merge=True)),
-        "variables": Field(_list(_VARIABLE, "map", "name", merge=True)),
+        "auditAnnotations": Field(_list(_AUDIT_ANNOTATION), description="Annotations of the audit event."),
+        "matchConditions": Field(_list(_MATCH_CONDITION, "map", "name", merge=True),
+                                 description="CEL conditions all of which must be true for the policy to apply."),
+        "variables": Field(_list(_VARIABLE, "map", "name", merge=True),
+                           description="Named CEL expressions, evaluated when read."),
     },
 )  # fmt: skip
 
@@ -246,9 +251,9 @@ _PARAM_REF = _object(
 BINDING_SPEC = _object(
     "v1.ValidatingAdmissionPolicyBindingSpec", _DEFINITION + "ValidatingAdmissionPolicyBindingSpec",
     "Which policy applies where, with which parameters, and what a failed validation does.", {
-        "policyName": Field(_STRING),
-        "paramRef": Field(_PARAM_REF),
-        "matchResources": Field(MATCH_RESOURCES),
+        "policyName": Field(_STRING, description="The ValidatingAdmissionPolicy bound."),
+        "paramRef": Field(_PARAM_REF, description="Where the params are (by name or selector)."),
+        "matchResources": Field(MATCH_RESOURCES, description="Restricts the requests the policy applies to."),
         "validationActions": Field(Shape("array", "[]v1.ValidationAction", items=_string(
             "v1.ValidationAction", enum=("Audit", "Deny", "Warn")), extensions={"x-kubernetes-list-type": "set"}),
             description="Deny, Warn and/or Audit."),
