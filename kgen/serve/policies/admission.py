@@ -128,23 +128,29 @@ class AdmittingStrategy(Strategy):
         return getattr(self.inner, name)
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        """The request's strategy's."""
         self.inner.prepare_for_create(obj)
 
     def prepare_for_update(self, obj: dict[str, Any], old: dict[str, Any]) -> None:
+        """The request's strategy's."""
         self.inner.prepare_for_update(obj, old)
 
     def prepare_for_status_update(self, obj: dict[str, Any], old: dict[str, Any]) -> None:
+        """The request's strategy's."""
         self.inner.prepare_for_status_update(obj, old)
 
     def validate_create(self, obj: dict[str, Any]) -> None:
+        """The strategy's validation, then admission of a CREATE."""
         self.inner.validate_create(obj)
         self.review.api.admission.review(self.review, "CREATE", obj, None)
 
     def validate_update(self, obj: dict[str, Any], old: dict[str, Any]) -> None:
+        """The strategy's validation, then admission of an UPDATE."""
         self.inner.validate_update(obj, old)
         self.review.api.admission.review(self.review, "UPDATE", obj, old)
 
     def validate_delete(self, obj: dict[str, Any]) -> None:
+        """The strategy's check, then admission of a DELETE (the stored object as oldObject)."""
         self.inner.validate_delete(obj)
         self.review.api.admission.review(self.review, "DELETE", None, obj)
 
@@ -163,6 +169,37 @@ class _Denied:
     policy: str
     binding: str | None
     decision: Decision
+
+
+@dataclass
+class _Pending:
+    """One write under review: its objects by version, what the expressions see of it
+    (worked out once for every policy), and the denials found so far."""
+
+    review: Review
+    request: matching.Request
+    obj: dict[str, Any] | None
+    old: dict[str, Any] | None
+    versioned: dict[str, tuple[dict[str, Any] | None, dict[str, Any] | None]]
+    denied: list[_Denied] = field(default_factory=list)
+    namespace_object: Callable[[], dict[str, Any] | None] = lambda: None
+    authorizer: dict[str, Any] = field(default_factory=dict)
+    _requests: dict[tuple[GroupVersionResource, GroupVersionKind], dict[str, Any]] = field(default_factory=dict)
+
+    def objects(self, version: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """The new and old objects in `version` (VersionedAttributes)."""
+        if version not in self.versioned:
+            self.versioned[version] = (
+                self.review.versioned(self.obj, version),
+                self.review.versioned(self.old, version),
+            )
+        return self.versioned[version]
+
+    def request_value(self, resource: GroupVersionResource, kind: GroupVersionKind) -> dict[str, Any]:
+        """`request` as a policy matched through `resource` and `kind` sees it."""
+        if (resource, kind) not in self._requests:
+            self._requests[(resource, kind)] = Admission.request_value(self.review, self.request, resource, kind)
+        return self._requests[(resource, kind)]
 
 
 @dataclass
@@ -276,29 +313,26 @@ class Admission:
             subresource=review.subresource,
             kind=review.request_kind(),
             name=self._name(review, obj),
-            namespace=self._namespace(review, obj if obj is not None else old),
+            namespace=self._namespace(review),
             object=new_view,
             old_object=old_view,
             equivalents=functools.cache(review.equivalents),
             namespace_labels=self._namespace_labels,
         )
-        denied: list[_Denied] = []
-        versioned: dict[str, tuple[dict[str, Any] | None, dict[str, Any] | None]] = {version: (new_view, old_view)}
+        pending = _Pending(review, request, obj, old, {version: (new_view, old_view)})
+        pending.namespace_object = functools.cache(lambda: self._namespace_object(request))
+        pending.authorizer = expressions.authorizer(
+            {"group": request.resource.group, "resource": request.resource.resource,
+             "subresource": request.subresource, "namespace": request.namespace, "name": request.name}
+        )  # fmt: skip
         for hook in hooks:
-            self._dispatch(hook, review, request, obj, old, versioned, denied)
-        if denied:
-            raise self._denial(review, request, denied[0])
+            self._dispatch(hook, pending)
+        if pending.denied:
+            raise self._denial(request, pending.denied[0])
 
-    def _dispatch(
-        self,
-        hook: _Hook,
-        review: Review,
-        request: matching.Request,
-        obj: dict[str, Any] | None,
-        old: dict[str, Any] | None,
-        versioned: dict[str, tuple[dict[str, Any] | None, dict[str, Any] | None]],
-        denied: list[_Denied],
-    ) -> None:
+    def _dispatch(self, hook: _Hook, pending: _Pending) -> None:
+        """One policy's decisions on a request, into `pending` (its denials and warnings)."""
+        review, request, denied = pending.review, pending.request, pending.denied
         policy = hook.policy
 
         def configuration_error(message: str, binding: Mapping[str, Any] | None) -> None:
@@ -338,20 +372,14 @@ class Admission:
                 continue
             if not params:
                 continue
-            if kind.version not in versioned:
-                versioned[kind.version] = (review.versioned(obj, kind.version), review.versioned(old, kind.version))
-            new_view, old_view = versioned[kind.version]
-            namespace_object = self._namespace_object(request)
+            new_view, old_view = pending.objects(kind.version)
             values = {
                 expressions.OBJECT: new_view,
                 expressions.OLD_OBJECT: old_view,
-                expressions.REQUEST: self._request_value(review, request, resource, kind),
-                expressions.NAMESPACE: namespace_object,
-                expressions.AUTHORIZER: expressions.authorizer(
-                    {"group": request.resource.group, "resource": request.resource.resource,
-                     "subresource": request.subresource, "namespace": request.namespace, "name": request.name}
-                ),
-            }  # fmt: skip
+                expressions.REQUEST: pending.request_value(resource, kind),
+                expressions.NAMESPACE: pending.namespace_object(),
+                expressions.AUTHORIZER: pending.authorizer,
+            }
             actions = spec.get("validationActions") or []
             binding_name = binding["metadata"]["name"]
             for param in params:
@@ -461,7 +489,7 @@ class Admission:
         return metadata.get("name") or ""
 
     @staticmethod
-    def _namespace(review: Review, obj: dict[str, Any] | None) -> str:
+    def _namespace(review: Review) -> str:
         if review.endpoint.namespaced:
             return review.namespace
         if review.endpoint.group == "" and review.endpoint.resource.plural == "namespaces" and review.name:
@@ -469,7 +497,7 @@ class Admission:
         return ""
 
     @staticmethod
-    def _request_value(
+    def request_value(
         review: Review, request: matching.Request, resource: GroupVersionResource, kind: GroupVersionKind
     ) -> dict[str, Any]:
         """`request` (CreateAdmissionRequest), as JSON of an AdmissionRequest."""
@@ -495,7 +523,7 @@ class Admission:
     # -- the answer -----------------------------------------------------------------------
 
     @staticmethod
-    def _denial(review: Review, request: matching.Request, denied: _Denied) -> APIError:
+    def _denial(request: matching.Request, denied: _Denied) -> APIError:
         """admission.NewForbidden with the decision's reason, code and message as a cause."""
         if denied.binding is not None:
             message = (
