@@ -1218,7 +1218,7 @@ spec:
     expression: "has(object.spec.replicas) ? object.spec.replicas : 1"
   validations:
   - expression: "variables.replicas <= 5"
-    messageExpression: "'frobber ' + object.metadata.name + ' asks for ' + string(variables.replicas) + ' replicas, at most 5 are allowed'"
+    messageExpression: "'frobber ' + object.metadata.name + ' asks for ' + string(variables.replicas) + ' replicas, at most 5 are allowed (' + request.userInfo.username + ')'"
   - expression: "!has(object.spec.mode) || object.spec.mode != 'Sleepy'"
     message: "sleepy frobbers are discouraged"
 ---
@@ -1254,7 +1254,7 @@ def test_kubectl_applies_policies_and_is_refused_as_by_a_cluster():
     "x" is invalid: <cause>"); a compliant one is created; a Warn binding's failure is printed
     as kubectl prints warnings (`Warning: ...`) and the object is created; get and delete.
     (kubectl prints the cause's empty field before its message: the `: :` of the Kubernetes
-    documentation's example of a denial.)"""
+    documentation's example of a denial.) `request.userInfo` is the token's user, `kgen`."""
     from tests.serve_fixtures import PYDANTIC_EXAMPLE, ServeProcess, kubectl_available
 
     if not kubectl_available():
@@ -1279,7 +1279,7 @@ def test_kubectl_applies_policies_and_is_refused_as_by_a_cluster():
         assert refused.returncode == 1
         assert refused.stderr.strip() == (
             "The frobbers \"greedy\" is invalid: : ValidatingAdmissionPolicy 'frobber-replicas' with binding "
-            "'frobber-replicas' denied request: frobber greedy asks for 9 replicas, at most 5 is allowed"
+            "'frobber-replicas' denied request: frobber greedy asks for 9 replicas, at most 5 is allowed (kgen)"
         )
         created = server.kubectl("create", "-f", "-", input=frobber("modest", 2))
         assert created.stdout.strip() == "frobber.example.kgen.dev/modest created"
@@ -1287,7 +1287,7 @@ def test_kubectl_applies_policies_and_is_refused_as_by_a_cluster():
         assert warned.stdout.strip() == "frobber.example.kgen.dev/warned created"
         assert warned.stderr.strip() == (
             "Warning: Validation failed for ValidatingAdmissionPolicy 'frobber-replicas' with binding "
-            "'frobber-replicas-warn': frobber warned asks for 7 replicas, at most 5 is allowed"
+            "'frobber-replicas-warn': frobber warned asks for 7 replicas, at most 5 is allowed (kgen)"
         )
         listed = server.kubectl("get", "validatingadmissionpolicybindings").stdout.splitlines()
         assert listed[0].split() == ["NAME", "POLICYNAME", "AGE"]

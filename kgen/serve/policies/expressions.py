@@ -338,10 +338,14 @@ def authorizer(resource: Mapping[str, str]) -> dict[str, Any]:
     return value
 
 
-def _with(kind: str, key: str) -> Callable[[Any, Any], dict[str, Any]]:
+def _on(kinds: tuple[str, ...], key: str, result: str) -> Callable[[Any, Any], dict[str, Any]]:
+    """A builder method: on a check of one of `kinds`, the check (of kind `result`) with `key` set."""
+
     def set_field(target: Any, argument: Any) -> dict[str, Any]:
-        inner = _authz_value(target, ("resource",), key)
-        return _authz(kind, **{**{k: v for k, v in inner.items() if k != "kind"}, key: argument})
+        inner = _authz_value(target, kinds, key)
+        fields = {k: v for k, v in inner.items() if k != "kind"}
+        fields[key] = _text(argument, key)
+        return _authz(result, **fields)
 
     return set_field
 
@@ -350,37 +354,46 @@ _ALLOWED = _authz("decision", allowed=True)
 
 
 def _check(target: Any, verb: Any) -> dict[str, Any]:
+    """A check's decision: allowed (kgen serve's one user may do everything)."""
     _authz_value(target, ("resource", "path"), "check")
-    if not isinstance(verb, str):
-        raise TypeError("no such overload: check")
+    _text(verb, "check")
     return _ALLOWED
 
 
+def _service_account(target: Any, namespace: Any, name: Any) -> dict[str, Any]:
+    """The authorizer of a service account (which may do everything too)."""
+    _authz_value(target, ("authorizer",), "serviceAccount")
+    _text(namespace, "serviceAccount")
+    _text(name, "serviceAccount")
+    return authorizer({})
+
+
+def _decision(field: str, value: Any) -> Callable[[Any], Any]:
+    def read(decision: Any) -> Any:
+        _authz_value(decision, ("decision",), field)
+        return value
+
+    return read
+
+
 AUTHORIZER_FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "group": lambda target, group: (
-        _authz("resource", group=_text(group, "group"))
-        if _authz_value(target, ("authorizer",), "group") is not None
-        else None
-    ),
-    "path": lambda target, path: (
-        _authz("path", path=_text(path, "path")) if _authz_value(target, ("authorizer",), "path") is not None else None
-    ),
-    "serviceAccount": lambda target, namespace, name: (
-        target if _authz_value(target, ("authorizer",), "serviceAccount") is not None else None
-    ),
-    "resource": _with("resource", "resource"),
-    "subresource": _with("resource", "subresource"),
-    "namespace": _with("resource", "namespace"),
-    "name": _with("resource", "name"),
-    "fieldSelector": _with("resource", "fieldSelector"),
-    "labelSelector": _with("resource", "labelSelector"),
+    "group": _on(("authorizer",), "group", "group"),
+    "path": _on(("authorizer",), "path", "path"),
+    "serviceAccount": _service_account,
+    "resource": _on(("group",), "resource", "resource"),
+    "subresource": _on(("resource",), "subresource", "resource"),
+    "namespace": _on(("resource",), "namespace", "resource"),
+    "name": _on(("resource",), "name", "resource"),
+    "fieldSelector": _on(("resource",), "fieldSelector", "resource"),
+    "labelSelector": _on(("resource",), "labelSelector", "resource"),
     "check": _check,
-    "allowed": lambda decision: bool(_authz_value(decision, ("decision",), "allowed")["allowed"]),
-    "reason": lambda decision: "" if _authz_value(decision, ("decision",), "reason") else "",
-    "errored": lambda decision: False if _authz_value(decision, ("decision",), "errored") else False,
-    "error": lambda decision: "" if _authz_value(decision, ("decision",), "error") else "",
+    "allowed": _decision("allowed", True),
+    "reason": _decision("reason", ""),
+    "errored": _decision("errored", False),
+    "error": _decision("error", ""),
 }
-"""library.Authz's functions, for an authorizer that allows everything."""
+"""library.Authz's functions (authorizer.group().resource()..., check(), the decision's
+allowed(), reason(), errored(), error()) for an authorizer that allows everything."""
 
 
 def _text(value: Any, function: str) -> str:

@@ -73,7 +73,6 @@ _STRING = _string()
 _INT64 = Shape("integer", "int64")
 _TIME = Shape("string", "v1.Time")
 _STRINGS = Shape("array", "[]string", items=_STRING, extensions={"x-kubernetes-list-type": "atomic"})
-_STRING_SET = Shape("array", "[]string", items=_STRING, extensions={"x-kubernetes-list-type": "set"})
 _STRING_MAP = Shape("map", "map[string]string", items=_STRING)
 
 
