@@ -415,8 +415,9 @@ def test_server_side_apply_is_a_create_or_an_update(http):
 
 def test_status_and_scale_subresources(http):
     """rules.go: `gadgets` matches the main resource only, `gadgets/status` the status
-    subresource, `*/scale` every scale subresource; a /scale request is admitted with its
-    Scale (autoscaling/v1) as the object, as the scale REST's validation converts it."""
+    subresource, `*/*` every resource and subresource, `*/scale` every scale subresource; a
+    /scale request is admitted with its Scale (autoscaling/v1) as the object, as the scale
+    REST's validation converts it."""
     status_rule = [rule(["gadgets/status"], ["UPDATE"])]
     with installed(http, policy("status-only", "subresources", [{"expression": "object.status.ready"}], rules=status_rule),
                    binding("status-only", "status-only")):  # fmt: skip
@@ -428,6 +429,12 @@ def test_status_and_scale_subresources(http):
         assert denial(status).endswith("failed expression: object.status.ready")
         updated["status"] = {"ready": True}
         assert http.put(f"{gadgets()}/sub/status", json=updated).status_code == 200
+    every = [{"apiGroups": [GROUP], "apiVersions": ["*"], "resources": ["*/*"], "operations": ["UPDATE"]}]
+    with installed(http, policy("every-subresource", "subresources", [{"expression": "false", "message": "frozen"}],
+                                rules=every), binding("every-subresource", "every-subresource")):  # fmt: skip
+        current = http.get(f"{gadgets()}/sub").json()
+        assert denial(http.put(f"{gadgets()}/sub", json=current)).endswith("frozen")  # */* : the resource too
+        assert denial(http.put(f"{gadgets()}/sub/status", json=current)).endswith("frozen")
     scale_rule = [{"apiGroups": ["*"], "apiVersions": ["*"], "resources": ["*/scale"], "operations": ["UPDATE"]}]
     validations = [{"expression": "object.spec.replicas <= 3",
                     "messageExpression": "object.kind + ' ' + object.apiVersion + ' ' + request.kind.kind + ' ' + "
