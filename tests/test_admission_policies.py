@@ -601,11 +601,10 @@ def test_params_by_name_and_by_selector(http):
     with installed(http, body, selected):
         assert "at most 2" in denial(http.post(gadgets("team-a"), json=gadget("sel3", "params", replicas=3)))
         assert http.post(gadgets("team-b"), json=gadget("sel3", "params", replicas=9)).status_code == 201  # none: Allow
-    unused = binding("limited-none", "limited")  # no paramRef: params is null
+    # a binding with no paramRef: `params` is null (CollectParams' [nil])
     with installed(http, policy("limited-null", "params", [{"expression": "params == null", "message": "null"}],
                                 paramKind=kind), binding("limited-null", "limited-null")):  # fmt: skip
         assert http.post(gadgets("team-a"), json=gadget("null-params", "params", replicas=9)).status_code == 201
-    del unused
 
 
 def test_param_configuration_errors_follow_the_failure_policy(http):

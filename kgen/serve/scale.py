@@ -24,9 +24,9 @@ from kgen.runtime.store.resource import json_copy
 from kgen.runtime.validation.field import Path, invalid, invalid_error
 from kgen.serve.handlers import Call, negotiate_object, read_weighed_body
 from kgen.serve.negotiation import body_media_type, unsupported_media_type
+from kgen.serve.patching import patched_object
 from kgen.serve.policies import review_of
 from kgen.serve.policies.matching import GroupVersionKind
-from kgen.serve.patching import patched_object
 from kgen.serve.respond import object_response
 
 SCALE_PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH)
