@@ -349,7 +349,7 @@ def test_policy_changes_apply_to_the_next_request(http):
         assert http.post(gadgets(), json=gadget("before", "live", color="blue")).status_code == 201
         with installed(http, body):
             assert "failed expression" in denial(http.post(gadgets(), json=gadget("during", "live", color="blue")))
-            stored = http.get(f"{POLICIES}/live").json()
+            stored = settled(http, "live")  # the status controller's write done: no conflict
             stored["spec"]["validations"] = [{"expression": "object.spec.color in ['red', 'blue']"}]
             assert http.put(f"{POLICIES}/live", json=stored).status_code == 200
             assert http.post(gadgets(), json=gadget("changed", "live", color="blue")).status_code == 201
@@ -626,7 +626,7 @@ def test_param_configuration_errors_follow_the_failure_policy(http):
         ignored = {**nothing, "spec": {**nothing["spec"], "failurePolicy": "Ignore"}}
         assert (
             http.put(
-                f"{POLICIES}/no-kind", json={**ignored, "metadata": http.get(f"{POLICIES}/no-kind").json()["metadata"]}
+                f"{POLICIES}/no-kind", json={**ignored, "metadata": settled(http, "no-kind")["metadata"]}
             ).status_code
             == 200
         )
@@ -740,7 +740,7 @@ def test_evaluation_errors_follow_the_failure_policy(http):
         assert http.post(gadgets(), json=gadget("e-one", "errors", replicas=1)).status_code == 201
         assert denial(http.delete(f"{gadgets()}/e-one")).endswith("resulted in error: no such key: spec")
         body["spec"]["failurePolicy"] = "Ignore"
-        stored = http.get(f"{POLICIES}/errors").json()
+        stored = settled(http, "errors")
         stored["spec"]["failurePolicy"] = "Ignore"
         assert http.put(f"{POLICIES}/errors", json=stored).status_code == 200
         assert http.post(gadgets(), json=gadget("e-zero", "errors", replicas=0)).status_code == 201
