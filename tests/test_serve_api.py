@@ -47,8 +47,9 @@ def test_legacy_discovery(client):
     assert client.get("/api").json()["versions"] == ["v1"]
     groups = client.get("/apis").json()
     assert groups["kind"] == "APIGroupList"
-    # CustomResourceDefinitions, Leases and events.k8s.io Events are served, as on a cluster.
-    extensions, coordination, events, example = groups["groups"]
+    # ValidatingAdmissionPolicies, CustomResourceDefinitions, Leases and events.k8s.io Events are served, as on a cluster.
+    registration, extensions, coordination, events, example = groups["groups"]
+    assert registration["name"] == "admissionregistration.k8s.io"
     assert (extensions["name"], coordination["name"], events["name"]) == ("apiextensions.k8s.io", "coordination.k8s.io", "events.k8s.io")
     assert example["name"] == "example.kgen.dev"
     assert [v["version"] for v in example["versions"]] == ["v1", "v1beta1"]
@@ -72,7 +73,8 @@ def test_aggregated_discovery(client):
     assert response.headers["content-type"] == "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
     document = response.json()
     assert document["kind"] == "APIGroupDiscoveryList" and document["apiVersion"] == "apidiscovery.k8s.io/v2"
-    extensions, coordination, events, group = document["items"]
+    registration, extensions, coordination, events, group = document["items"]
+    assert registration["metadata"]["name"] == "admissionregistration.k8s.io"
     assert events["metadata"]["name"] == "events.k8s.io"
     assert (extensions["metadata"]["name"], coordination["metadata"]["name"]) == ("apiextensions.k8s.io", "coordination.k8s.io")
     assert group["metadata"]["name"] == "example.kgen.dev"
@@ -86,7 +88,7 @@ def test_aggregated_discovery(client):
 
 def test_openapi_documents(client):
     index = client.get("/openapi/v3").json()["paths"]
-    assert set(index) == {"api/v1", "apis/apiextensions.k8s.io/v1", "apis/coordination.k8s.io/v1", "apis/events.k8s.io/v1", "apis/example.kgen.dev/v1", "apis/example.kgen.dev/v1beta1"}
+    assert set(index) == {"api/v1", "apis/admissionregistration.k8s.io/v1", "apis/apiextensions.k8s.io/v1", "apis/coordination.k8s.io/v1", "apis/events.k8s.io/v1", "apis/example.kgen.dev/v1", "apis/example.kgen.dev/v1beta1"}
     address = index["apis/example.kgen.dev/v1"]["serverRelativeURL"]
     response = client.get(address)
     assert "immutable" in response.headers["cache-control"]
@@ -125,7 +127,7 @@ def test_protobuf_objects_lists_bodies_errors_and_watch(client):
     body = namespace_to_protobuf({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "proto", "labels": {"a": "b"}}})
     created = client.post(namespaces, content=body, headers={"Content-Type": "application/vnd.kubernetes.protobuf", **accept})
     assert created.status_code == 201 and created.headers["content-type"] == "application/vnd.kubernetes.protobuf"
-    assert namespace_from_protobuf(created.content)["metadata"]["labels"] == {"a": "b"}
+    assert namespace_from_protobuf(created.content)["metadata"]["labels"] == {"a": "b", "kubernetes.io/metadata.name": "proto"}
     listed = client.get(namespaces, headers=accept)
     assert listed.headers["content-type"] == "application/vnd.kubernetes.protobuf"
     assert protobuf.decode_envelope(listed.content).kind == "NamespaceList"

@@ -87,11 +87,16 @@ class Endpoint:
         whose CRD has a scale subresource."""
         return (("status",) if self.version.status else ()) + (("scale",) if self.version.scale and self.custom else ())
 
-    def async_store(self, strategy_version: str | None = None) -> AsyncResourceStore:
-        """The store for a request: writes validate the object in the request's version."""
-        if strategy_version is None:
+    def async_store(self, strategy_version: str | None = None, review: Any = None) -> AsyncResourceStore:
+        """The store for a request: writes validate the object in the request's version, and
+        with a `review` (`kgen.serve.policies.review_of`) admission policies then judge them."""
+        if strategy_version is None and review is None:
             return AsyncResourceStore(self.store)
-        strategy = self.flow.strategy(self.info, strategy_version)
+        strategy = self.flow.strategy(self.info, strategy_version) if strategy_version else self.store.strategy
+        if review is not None:
+            from kgen.serve.policies.admission import AdmittingStrategy
+
+            strategy = AdmittingStrategy(strategy, review)
         return AsyncResourceStore(self.store.engine.resource(self.info, strategy))
 
     def field_manager(self, subresource: str = "") -> Any:
@@ -162,6 +167,8 @@ class ServedAPI:
         self._generated: dict[tuple[str, str], _GeneratedKind] = {}
         """Each generated custom resource (by group and plural): served by its endpoints
         while the CRD the generator wrote for it is the one installed."""
+        self.admission: Any = None
+        """The ValidatingAdmissionPolicy stage (`kgen.serve.policies.Admission`)."""
         self.stopping = threading.Event()
         """Set when the server shuts down (background work stops)."""
         gates = dict(feature_gates or {})
@@ -216,6 +223,13 @@ class ServedAPI:
                     resource, version, flow, info, store, document, builtin
                 )
         self._serve_builtins({(r.group, r.plural) for r in resources}, gates)
+        from kgen.serve import policies
+
+        self.admission = policies.Admission(self)  # admission policies, served and enforced
+        for resource, flow, info, store, document in policies.served(self):
+            self.endpoints[(resource.group, resource.storage_version, resource.plural)] = Endpoint(
+                resource, resource.versions[0], flow, info, store, document
+            )
         self._serve_custom_resource_definitions()
 
     def _serve_builtins(self, defined: set[tuple[str, str]], gates: Mapping[str, bool]) -> None:

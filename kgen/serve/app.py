@@ -338,9 +338,11 @@ async def _dispatch(request: Request, state: ServerState, group: str, version: s
 
 
 def startup(api: ServedAPI) -> None:
-    """What the server does before it takes requests: the namespaces every cluster has, and
-    the garbage collector of ownerReferences."""
+    """What the server does before it takes requests: the namespaces every cluster has, the
+    garbage collector of ownerReferences, and the status controller of admission policies."""
     namespaces.ensure_initial(api)
     from kgen.serve.collector import GarbageCollector
+    from kgen.serve.policies.status import StatusController
 
     GarbageCollector(api).start()
+    StatusController(api).start()

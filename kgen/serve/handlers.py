@@ -36,6 +36,8 @@ from kgen.serve.negotiation import (
     negotiate,
     unsupported_media_type,
 )
+from kgen.serve.policies import review_of
+from kgen.serve.policies.admission import delete_options as delete_options_json
 from kgen.serve.respond import object_response
 
 
@@ -361,9 +363,10 @@ async def create(call: Call) -> Response:
     managed = call.endpoint.field_manager().update(None, versioned, manager)
     with_managed_fields(stored, managed)
     call.deprecation()
+    review = review_of(call)
 
     async def write(without_managed_fields: bool) -> Response:
-        response: Response = await call.endpoint.async_store(call.version).create(
+        response: Response = await call.endpoint.async_store(call.version, review=review).create(
             strip_managed_fields(stored) if without_managed_fields else stored, dry_run=dry_run,
             then=lambda created: represent(call, flow.from_storage(created, call.version), representation, status_code=201),
         )  # fmt: skip
@@ -396,9 +399,10 @@ async def update(call: Call) -> Response:
         return represent(call, flow.from_storage(outcome.object, call.version), representation, status_code=status_code)
 
     call.deprecation()
+    review = review_of(call)
 
     async def write(without_managed_fields: bool) -> Response:
-        response: Response = await endpoint.async_store(call.version).guaranteed_update(
+        response: Response = await endpoint.async_store(call.version, review=review).guaranteed_update(
             call.name, call.namespace, (lambda current: strip_managed_fields(transform(current))) if without_managed_fields else transform,
             subresource=call.subresource, dry_run=dry_run, then=answer,
         )  # fmt: skip
@@ -413,16 +417,17 @@ async def delete(call: Call) -> Response:
     options = params.delete_options(
         call.query, await params.read_body(call.request), call.request.headers.get("content-type", "")
     )
+    review = review_of(call, dry_run=options.dry_run, delete=delete_options_json(options, call.query))
     if call.endpoint.builtin and call.endpoint.resource.plural == "namespaces":
         from kgen.serve.namespaces import delete_namespace
 
-        outcome = await delete_namespace(call.api, call.name, options)
+        outcome = await delete_namespace(call.api, call.name, options, admit=review)
         call.deprecation()
         return represent(
             call, call.endpoint.flow.from_storage(outcome.object, call.version), representation, outcome.status_code
         )
     call.deprecation()
-    response: Response = await call.endpoint.async_store().delete(
+    response: Response = await call.endpoint.async_store(review=review).delete(
         call.name, call.namespace, preconditions=options.preconditions, propagation_policy=options.propagation_policy,
         orphan_dependents=options.orphan_dependents, dry_run=options.dry_run,
         then=lambda outcome: _deleted(call, outcome, representation),
@@ -456,7 +461,8 @@ async def delete_collection(call: Call) -> Response:
         raise APIError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
     work.use_lane(work.Lane.BULK)
     call.deprecation()
-    response: Response = await call.endpoint.async_store().delete_collection(
+    review = review_of(call, dry_run=options.dry_run, delete=delete_options_json(options, call.query), collection=True)
+    response: Response = await call.endpoint.async_store(review=review).delete_collection(
         call.namespace, **list_options(call), preconditions=options.preconditions,
         propagation_policy=options.propagation_policy, orphan_dependents=options.orphan_dependents, dry_run=options.dry_run,
         then=lambda listed: represent_list(call, convert_list(call, listed), representation),

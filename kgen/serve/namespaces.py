@@ -180,12 +180,14 @@ class _NamespaceStrategy(DefaultStrategy):
         self.flow = flow
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        """A new namespace is Active."""
+        """A new namespace is Active, and labelled with its name."""
         obj.setdefault("status", {})["phase"] = ACTIVE
+        _label_with_name(obj)
 
     def prepare_for_update(self, obj: dict[str, Any], old: dict[str, Any]) -> None:
-        """The phase is kept (only deletion changes it)."""
+        """The phase is kept (only deletion changes it); the name label stays."""
         obj["status"] = json.loads(json.dumps(old.get("status") or {"phase": ACTIVE}))
+        _label_with_name(obj)
 
     def validate_create(self, obj: dict[str, Any]) -> None:
         """422 for a name that is not a DNS label, or bad metadata."""
@@ -199,6 +201,19 @@ class _NamespaceStrategy(DefaultStrategy):
         errors = self.flow.validate(obj, old, "v1")
         if errors:
             raise invalid_error("", "Namespace", (obj.get("metadata") or {}).get("name", ""), errors)
+
+
+NAME_LABEL = "kubernetes.io/metadata.name"
+
+
+def _label_with_name(obj: dict[str, Any]) -> None:
+    """Every namespace has the label `kubernetes.io/metadata.name: <name>` (core v1's
+    SetDefaults_Namespace, and the namespace strategy's Canonicalize for generated names):
+    what namespace selectors select namespaces by name with."""
+    metadata = obj.setdefault("metadata", {})
+    if metadata.get("name"):
+        labels = metadata.get("labels")
+        metadata["labels"] = {**(labels if isinstance(labels, dict) else {}), NAME_LABEL: metadata["name"]}
 
 
 # -- lifecycle ---------------------------------------------------------------------------------
@@ -259,20 +274,29 @@ def ensure_initial(api: Any) -> None:
             _start_purge(api, namespace["metadata"]["name"])
 
 
-async def delete_namespace(api: Any, name: str, options: Any) -> DeleteResult:
+async def delete_namespace(api: Any, name: str, options: Any, admit: Any = None) -> DeleteResult:
     """Delete a namespace: mark it Terminating (the answer), then delete what it holds and,
-    once nothing is left, the namespace itself, in the background."""
+    once nothing is left, the namespace itself, in the background. With `admit` (a
+    `kgen.serve.policies.Review`) admission judges the delete first, the stored namespace as
+    its old object, as the namespace registry's delete validation does."""
     store = _namespaces(api)
+
+    def admitted(current: dict[str, Any]) -> None:
+        if admit is not None:
+            api.admission.review(admit, "DELETE", None, current)
+
     if options.dry_run or options.preconditions is not None:
         checked: DeleteResult = await asyncio.to_thread(
             store.delete, name, preconditions=options.preconditions, propagation_policy=options.propagation_policy,
             orphan_dependents=options.orphan_dependents, dry_run=True,
         )  # fmt: skip
         if options.dry_run:
+            await asyncio.to_thread(lambda: admitted(store.get(name)))
             return checked
 
     def terminating(current: dict[str, Any] | None) -> dict[str, Any]:
         assert current is not None
+        admitted(current)
         current.setdefault("status", {})["phase"] = TERMINATING
         return current
 

@@ -46,6 +46,7 @@ from kgen.serve.handlers import (
     with_managed_fields,
 )
 from kgen.serve.negotiation import body_media_type, unsupported_media_type
+from kgen.serve.policies import review_of
 
 
 def _apply_configuration(body: bytes) -> tuple[bytes, dict[str, Any]]:
@@ -128,9 +129,10 @@ async def patch(call: Call) -> Response:
         return represent(call, flow.from_storage(outcome.object, version), representation, status_code=status_code)
 
     call.deprecation()
+    review = review_of(call)
 
     async def write(without_managed_fields: bool) -> Response:
-        response: Response = await endpoint.async_store(version).guaranteed_update(
+        response: Response = await endpoint.async_store(version, review=review).guaranteed_update(
             call.name, call.namespace, (lambda current: strip_managed_fields(transform(current))) if without_managed_fields else transform,
             subresource=call.subresource, dry_run=dry_run, force_allow_create=is_apply, then=answer,
         )  # fmt: skip

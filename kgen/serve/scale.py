@@ -11,6 +11,7 @@ Scale's resourceVersion, when it has one, as the precondition; replicas below ze
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from starlette.responses import Response
@@ -24,6 +25,8 @@ from kgen.runtime.validation.field import Path, invalid, invalid_error
 from kgen.serve.handlers import Call, negotiate_object, read_weighed_body
 from kgen.serve.negotiation import body_media_type, unsupported_media_type
 from kgen.serve.patching import patched_object
+from kgen.serve.policies import review_of
+from kgen.serve.policies.matching import GroupVersionKind
 from kgen.serve.respond import object_response
 
 SCALE_PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH)
@@ -134,10 +137,26 @@ async def _write_scale(call: Call, new_scale: Any) -> Response:
             call.request, scale_of(flow.from_storage(outcome.object, version), paths), representation
         )
 
-    response: Response = await endpoint.async_store(version).guaranteed_update(
+    review = review_of(call, view=_scale_view(call), kind=SCALE_KIND)
+    response: Response = await endpoint.async_store(version, review=review).guaranteed_update(
         call.name, call.namespace, transform, then=answer
     )
     return response
+
+
+SCALE_KIND = GroupVersionKind("autoscaling", "v1", "Scale")
+"""What a /scale request reads and writes, whatever the resource's kind."""
+
+
+def _scale_view(call: Call) -> Callable[[dict[str, Any], str], dict[str, Any]]:
+    """The object as admission sees a /scale request: its Scale, in any served version."""
+    endpoint = call.endpoint
+
+    def view(obj: dict[str, Any], version: str) -> dict[str, Any]:
+        served = call.api.endpoints.get((endpoint.group, version, endpoint.resource.plural), endpoint)
+        return scale_of(obj, served.version.scale or {})
+
+    return view
 
 
 def _check_scale(scale: Any, name: str) -> None:

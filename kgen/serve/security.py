@@ -170,9 +170,16 @@ async def _refuse(scope: Scope, send: Send, code: int, body: bytes) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+TOKEN_USER = {"username": "kgen", "groups": ["system:masters", "system:authenticated"]}
+"""Who holds the token: the server's one user, who may do anything (what admission policies
+see as `request.userInfo`). The API server puts every authenticated user in
+`system:authenticated`; `system:masters` is the group a cluster's admin credentials carry."""
+
+
 class BearerTokenAuth:
     """ASGI middleware: every request but the public paths needs the bearer token (401),
-    websocket upgrades included."""
+    websocket upgrades included. An authenticated request's scope names its user
+    (`kgen.user`)."""
 
     def __init__(self, app: ASGIApp, token: str):
         self.app = app
@@ -184,7 +191,7 @@ class BearerTokenAuth:
             return
         given = next((value for name, value in scope["headers"] if name == b"authorization"), b"")
         if hmac.compare_digest(given, self._expected):
-            await self.app(scope, receive, send)
+            await self.app({**scope, "kgen.user": TOKEN_USER}, receive, send)
             return
         await _refuse(scope, send, 401, _UNAUTHORIZED)
 

@@ -133,8 +133,11 @@ class Strategy:
     """Hooks the engine calls on objects going into the store; the default does nothing.
 
     Each hook gets the object about to be stored (a private copy it may change in place)
-    and, for updates, the stored object (read-only). Raise `APIError` from a `validate_*`
-    hook to refuse the write (the server's validation, admission or field checks).
+    and, for updates, the stored object (read-only); a delete's hook gets the stored
+    object. Raise `APIError` from a `validate_*` hook to refuse the write (the server's
+    validation, admission or field checks): the store calls them where kube-apiserver's
+    registry calls its createValidation, updateValidation and deleteValidation, dry runs
+    included.
     """
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
@@ -151,6 +154,10 @@ class Strategy:
 
     def validate_update(self, obj: dict[str, Any], old: dict[str, Any]) -> None:
         """Refuse an update (main resource or /status) by raising `APIError`."""
+
+    def validate_delete(self, obj: dict[str, Any]) -> None:
+        """Refuse the delete of the stored `obj` (read-only) by raising `APIError`; called
+        once its preconditions held, before it is marked deleting or removed."""
 
 
 class DefaultStrategy(Strategy):

@@ -304,6 +304,7 @@ class WriteOperations(StoreBase):
                     raise self._not_found(name)
                 old = self._decode(kv)
                 self._check_preconditions(name, old, preconditions)
+                self.strategy.validate_delete(old)
                 finalizers = list(old["metadata"].get("finalizers") or [])
                 updated = self._gc_finalizers(finalizers, propagation_policy, orphan_dependents)
                 finalizers = finalizers if updated is None else updated

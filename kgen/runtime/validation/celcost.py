@@ -68,6 +68,7 @@ __all__ = [
     "RUNTIME_CEL_COST_BUDGET",
     "STATIC_ESTIMATED_COST_LIMIT",
     "STATIC_ESTIMATED_CRD_COST_LIMIT",
+    "ActivationCost",
     "RuntimeCost",
     "SchemaDecl",
     "ValueDecl",
@@ -757,6 +758,94 @@ class RuntimeCost:
             else:
                 name = question[1]
                 append(any(type(v) is dict and name in v for v in values))
+        return tuple(answers)
+
+
+class ActivationCost:
+    """`RuntimeCost` of an expression over several named variables (an admission policy's
+    `object`, `oldObject`, `params`, `request`, `namespaceObject`) rather than `self`:
+    its estimate with the sizes the values have, cached by the answers the estimate asked
+    of them. Names the expression reads but `names` leaves out (a policy's `variables`)
+    have the sizes their inputs can make (`input_bound`)."""
+
+    MAX_SHAPES = 4
+    MAX_ENTRIES = 1024
+
+    def __init__(self, tree: Expr, names: tuple[str, ...]):
+        self.tree = tree
+        self.names = names
+        self._shapes: list[tuple[tuple[Any, ...], dict[tuple[Any, ...], int]]] = []
+
+    def __call__(self, values: Mapping[str, Any], bound: Callable[[], int] | None = None) -> int:
+        """The most cel-go could count evaluating the expression on these values; `bound`
+        gives their `input_bound` (a caller evaluating many expressions on the same values
+        computes it once)."""
+        if bound is None:
+            bound = lambda: self._bound(values)  # noqa: E731 - the default measure
+        for questions, known in self._shapes:
+            cost = known.get(self._answers(questions, values, bound))
+            if cost is not None:
+                return cost
+        trace: list[tuple[Any, Any]] = []
+        cost = self._estimate(values, trace, bound)
+        questions = tuple(question for question, _ in trace)
+        answers = tuple(answer for _, answer in trace)
+        for asked, known in self._shapes:
+            if asked == questions:
+                break
+        else:
+            if len(self._shapes) >= self.MAX_SHAPES:
+                self._shapes.pop(0)
+            known = {}
+            self._shapes.append((questions, known))
+        if len(known) >= self.MAX_ENTRIES:
+            known.clear()
+        known[answers] = cost
+        return cost
+
+    def _bound(self, values: Mapping[str, Any]) -> int:
+        return size_class(input_bound([values.get(name) for name in self.names]))
+
+    def _estimate(self, values: Mapping[str, Any], trace: list[tuple[Any, Any]], bound: Callable[[], int]) -> int:
+        roots = {name: ValueDecl([values.get(name)], (name,), trace) for name in self.names}
+        types = expression_types(self.tree, {name: root.cel_type() for name, root in roots.items()})
+
+        def unknown() -> Range:
+            size = bound()
+            trace.append(((("input",), "bound"), size))
+            return 0, size
+
+        def size_of(path: list[str], _: CelType) -> Range | None:
+            current: Decl | None = roots.get(path[0]) if path else None
+            for name in path[1:]:
+                if current is None:
+                    return None
+                if name in ("@items", "@values"):
+                    current = current.elem()
+                elif name == "@keys":
+                    current = current.key()
+                else:
+                    current = current.field(name)
+            return None if current is None else (0, current.max_elements)
+
+        return _Coster(types, size_of, unknown).cost(self.tree)[1]
+
+    def _answers(
+        self, questions: tuple[Any, ...], values: Mapping[str, Any], bound: Callable[[], int]
+    ) -> tuple[Any, ...]:
+        found: dict[tuple[Any, ...], list[Any]] = {(name,): [values.get(name)] for name in self.names}
+        answers: list[Any] = []
+        for where, question in questions:
+            if where == ("input",):
+                answers.append(bound())
+                continue
+            at = _values_at(found, where)
+            if question == "max":
+                answers.append(size_class(largest_size(at)))
+            elif question == "kind":
+                answers.append(kind_of(at))
+            else:
+                answers.append(any(type(v) is dict and question[1] in v for v in at))
         return tuple(answers)
 
 

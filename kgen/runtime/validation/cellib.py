@@ -641,11 +641,58 @@ def _max(items: list[Any]) -> Any:
 
 
 def _string_method(value: Any) -> str:
-    """`x.string()` of the library's types (their canonical form)."""
-    if _kind(value) not in ("ip", "cidr"):
-        raise TypeError("no such overload: string")
-    text: str = value["v"]
-    return text
+    """`x.string()` of the library's types (their canonical form), and, since a function of
+    this name replaces the engine's own, CEL's `string()` conversion as cel-go writes it."""
+    if _kind(value) in ("ip", "cidr"):
+        text: str = value["v"]
+        return text
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, str)) and _kind(value) is None:
+        return str(value)
+    if isinstance(value, float):
+        return _go_shortest_g(value)
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError("invalid UTF-8 in bytes, cannot convert to string") from None
+    import datetime
+
+    if isinstance(value, datetime.datetime):
+        moment = value.astimezone(datetime.timezone.utc) if value.tzinfo else value
+        fraction = f".{moment.microsecond:06d}".rstrip("0") if moment.microsecond else ""
+        return moment.strftime("%Y-%m-%dT%H:%M:%S") + fraction + "Z"
+    if isinstance(value, datetime.timedelta):
+        seconds = value.total_seconds()
+        return (str(int(seconds)) if seconds.is_integer() else repr(seconds)) + "s"
+    raise TypeError("no such overload: string")
+
+
+def _go_shortest_g(value: float) -> str:
+    """strconv.FormatFloat(f, 'g', -1, 64) (cel-go's string of a double): the shortest
+    digits, in exponent form below 1e-4 and from 1e6."""
+    import math
+
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    if value == 0:
+        return "-0" if math.copysign(1.0, value) < 0 else "0"
+    sign, digits, exponent = Decimal(repr(value)).normalize().as_tuple()
+    text = "".join(map(str, digits))
+    point = len(text) + int(exponent)  # the decimal point's place in the digits
+    shown = point - 1
+    prefix = "-" if sign else ""
+    if shown < -4 or shown >= 6:
+        mantissa = text[0] + ("." + text[1:] if len(text) > 1 else "")
+        return f"{prefix}{mantissa}e{'-' if shown < 0 else '+'}{abs(shown):02d}"
+    if point <= 0:
+        return f"{prefix}0.{'0' * -point}{text}"
+    if point >= len(text):
+        return prefix + text + "0" * (point - len(text))
+    return f"{prefix}{text[:point]}.{text[point:]}"
 
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {

@@ -57,6 +57,8 @@ class Literal(Expr):
 @dataclass(eq=False)
 class Ident(Expr):
     name: str
+    position: int = -1
+    """Where the name starts in the text (-1 for names the macros make up)."""
 
 
 @dataclass(eq=False)
@@ -65,6 +67,8 @@ class Select(Expr):
     field: str
     test_only: bool = False
     """A presence test: `has(operand.field)`."""
+    position: int = -1
+    """Where its `.` is in the text (cel-go's location of a select)."""
 
 
 @dataclass(eq=False)
@@ -157,8 +161,6 @@ def _tokens(text: str) -> list[_Token]:
             out.append(_Token("literal", word, (None, "null"), i))
         elif kind == "ident" and word == "in":
             out.append(_Token("op", word, None, i))
-        elif kind == "ident" and word in _RESERVED:
-            raise CelSyntaxError(f"reserved identifier {word!r} at {i}")
         else:
             out.append(_Token(kind, word, None, i))
         i = match.end()
@@ -325,6 +327,7 @@ class _Parser:
 
     def member(self, operand: Expr) -> Expr:
         while True:
+            dot = self.peek().position
             if self.accept("."):
                 optional = self.accept("?")
                 name = self.take()
@@ -335,7 +338,7 @@ class _Parser:
                 elif optional:
                     operand = self.node(Call("_?._", [operand, self.node(Literal(name.text, "string"))]))
                 else:
-                    operand = self.node(Select(operand, name.text))
+                    operand = self.node(Select(operand, name.text, position=dot))
             elif self.accept("["):
                 optional = self.accept("?")
                 index = self.expr()
@@ -362,11 +365,13 @@ class _Parser:
             token = self.take()
         if token.kind != "ident":
             raise CelSyntaxError(f"unexpected {token.text or 'end of expression'!r} at {token.position}")
+        if token.text in _RESERVED:  # only as a name of its own: `request.namespace` is a field
+            raise CelSyntaxError(f"reserved identifier {token.text!r} at {token.position}")
         if self.accept("("):
             return self.call(token.text, self.arguments(")"), None)
         if self.peek().kind == "op" and self.peek().text == "{" and _looks_like_struct(self.tokens, self.at):
             return self.create_struct(token.text)
-        return self.node(Ident(token.text))
+        return self.node(Ident(token.text, token.position))
 
     def arguments(self, closing: str, optional: bool = False) -> list[Expr]:
         args: list[Expr] = []
@@ -414,7 +419,7 @@ class _Parser:
             argument = args[0]
             if not isinstance(argument, Select):
                 raise CelSyntaxError("invalid argument to has() macro")
-            return self.node(Select(argument.operand, argument.field, test_only=True))
+            return self.node(Select(argument.operand, argument.field, test_only=True, position=argument.position))
         if target is not None:
             qualified = _qualified(target)
             if qualified is not None and f"{qualified}.{function}" in NAMESPACED:
@@ -564,6 +569,12 @@ def walk(expr: Expr) -> Iterator[Expr]:
             stack.extend(value for _, value in reversed(node.fields))
         elif isinstance(node, Comprehension):
             stack.extend((node.result, node.loop_step, node.loop_condition, node.accu_init, node.iter_range))
+
+
+def scan(text: str) -> list[tuple[str, str, int]]:
+    """The tokens of an expression as (kind, text, position): kind is `ident`, `literal` or
+    `op`. Raises `CelSyntaxError`."""
+    return [(token.kind, token.text, token.position) for token in _tokens(text) if token.kind != "end"]
 
 
 def rename_functions(text: str, names: dict[str, str]) -> str:
