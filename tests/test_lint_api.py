@@ -280,3 +280,18 @@ def test_ids_survive_edits_elsewhere_in_the_file(tmp_path, monkeypatch):
     write_package(tmp_path, '// Other is unrelated.\ntype Other string\n\ntype Spec struct {\n\tOn bool `json:"on"`\n}')
     (after,) = run(tmp_path, "nobools", disable=("nofloats",))
     assert after.line == before.line + 3 and after.id == before.id
+
+
+def test_the_readme_settings_block_is_valid_lint_settings(tmp_path):
+    import re
+    import tomllib
+
+    from conftest import REPO
+
+    blocks = [
+        b for b in re.findall(r"```toml\n(.*?)```", (REPO / "README.md").read_text(), re.S) if "[tool.kgen.lint]" in b
+    ]
+    assert blocks
+    for block in blocks:
+        parsed = read_settings(tomllib.loads(block)["tool"]["kgen"]["lint"], tmp_path)
+        assert parsed.profile == "crd" and parsed.options["optionalfields"]["pointers.preference"] == "WhenRequired"

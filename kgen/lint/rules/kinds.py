@@ -44,6 +44,18 @@ def _served_kind(package: Package, typedef: TypeDef) -> bool:
     )
 
 
+def _has_list_verb(typedef: TypeDef) -> bool:
+    """Whether the kind's client lists it (`+genclient:onlyVerbs=create` kinds, such as
+    TokenReview, are only created: they have no list)."""
+    if typedef.has_marker("genclient:noVerbs"):
+        return False
+    only = typedef.marker("genclient:onlyVerbs")
+    if only is not None and "list" not in (only.value or []):
+        return False
+    skip = typedef.marker("genclient:skipVerbs")
+    return not (skip is not None and "list" in (skip.value or []))
+
+
 def _field(lint_type: LintType, json_name: str) -> LintField | None:
     struct = lint_type.struct
     if struct is None:
@@ -98,7 +110,7 @@ def check_listkinds(ctx: Context) -> None:
             lint_type = _lint_type(ctx, package, typedef)
             if lint_type is None:
                 continue
-            if _served_kind(package, typedef):
+            if _served_kind(package, typedef) and _has_list_verb(typedef):
                 listed = by_name.get(f"{typedef.name}List")
                 if listed is None:
                     ctx.report_type(lint_type, f"kind {typedef.name} has no list type: declare {typedef.name}List with "

@@ -20,16 +20,36 @@ from kgen.lint.engine import Context
 _MAX_DEPTH = 12
 
 
-def _semantics(f: Field) -> dict[str, str]:
+def _shape(universe: Universe, ref: TypeRef) -> str:
+    """slice, map or struct (through pointers and names), or "" for a scalar."""
+    for _ in range(_MAX_DEPTH):
+        if ref.kind == "pointer" and ref.elem is not None:
+            ref = ref.elem
+        elif ref.kind == "named":
+            typedef = universe.resolve(ref)
+            if typedef.kind == "struct":
+                return "struct"
+            if typedef.underlying is None:
+                return ""
+            ref = typedef.underlying
+        else:
+            return ref.kind if ref.kind in ("slice", "map") else ""
+    return ""
+
+
+def _semantics(universe: Universe, f: Field) -> dict[str, str]:
+    """What merges and changes the field: the markers that apply to its shape (a listType on
+    a scalar, which upstream types sometimes carry, does nothing) and immutability."""
     v = f.validation
+    shape = _shape(universe, f.type)
     found: dict[str, str] = {}
-    if v.list_type:
+    if shape == "slice" and v.list_type:
         found["listType"] = v.list_type
-    if v.list_map_keys:
+    if shape == "slice" and v.list_map_keys:
         found["listMapKey"] = ",".join(v.list_map_keys)
-    for name in ("mapType", "structType"):
+    for name, wanted in (("mapType", "map"), ("structType", "struct")):
         marker = f.marker(name)
-        if marker is not None:
+        if marker is not None and shape == wanted:
             found[name] = str(marker.value)
     if v.immutable:
         found["immutable"] = "true"
@@ -84,7 +104,7 @@ def check_versionmarkers(ctx: Context) -> None:
                 other = ref_fields.get(path)
                 if other is None:
                     continue
-                mine, theirs = _semantics(f), _semantics(other)
+                mine, theirs = _semantics(universe, f), _semantics(universe, other)
                 if mine == theirs or not f.position:
                     continue
                 where = Position.parse(f.position)
