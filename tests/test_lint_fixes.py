@@ -43,6 +43,27 @@ type Status struct {
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,1,rep,name=conditions"`
 }"""),
+    ("conditions", {}, BUILTIN_GROUP, """
+type Status struct {
+	// +listType=map
+	// +listMapKey=type
+	// +patchStrategy=merge
+	// +patchMergeKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// +optional
+	Driver string `json:"driver,omitempty" protobuf:"bytes,1,opt,name=driver"`
+}""", """
+type Status struct {
+	// +listType=map
+	// +listMapKey=type
+	// +patchStrategy=merge
+	// +patchMergeKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,2,rep,name=conditions"`
+	// +optional
+	Driver string `json:"driver,omitempty" protobuf:"bytes,1,opt,name=driver"`
+}"""),
     ("duplicatemarkers", {}, CRD_GROUP, """
 // Name is a name.
 // +kubebuilder:validation:MaxLength=10
@@ -338,7 +359,7 @@ type WidgetStatus struct{}"""),
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("rule, config, group, before, after", FIXES, ids=[f[0] for f in FIXES])
+@pytest.mark.parametrize("rule, config, group, before, after", FIXES, ids=[f"{f[0]}-{i}" for i, f in enumerate(FIXES)])
 def test_fix(tmp_path, monkeypatch, rule, config, group, before, after):
     monkeypatch.chdir(tmp_path)
     path = write_package(tmp_path, before, group)

@@ -3,6 +3,8 @@ first in its struct, with the tags built-in APIs need (strategic merge patch, pr
 
 from __future__ import annotations
 
+import re
+
 from kgen.lint.engine import Context, fix, insert_lines_above, remove_line, replace
 from kgen.lint.model import LintField
 
@@ -84,14 +86,21 @@ def _expected_tag(f: LintField, first_field: str, use_protobuf: str, use_patch: 
 
 def _protobuf_number(f: LintField, first_field: str) -> int:
     """The field number the tag should carry: the one it has (a protobuf field keeps its number;
-    renumbering breaks the wire format), else 1, or its position when it need not be first."""
-    existing = f.decl.tag or ""
-    marker = 'protobuf:"bytes,'
-    if marker in existing:
-        number = existing.split(marker, 1)[1].split(",", 1)[0]
-        if number.isdigit() and ",rep,name=conditions" in existing:
-            return int(number)
-    return 1 if first_field == "Warn" else f.index + 1
+    renumbering breaks the wire format); else 1 (or its position, when it need not be first)
+    unless another field has that number, then the highest number + 1."""
+    existing = _PROTOBUF_NUMBER.search(f.decl.tag or "")
+    if existing:
+        return int(existing.group(1))
+    wanted = 1 if first_field == "Warn" else f.index + 1
+    used = {
+        int(m.group(1))
+        for other in f.struct.fields
+        if other is not f and (m := _PROTOBUF_NUMBER.search(other.decl.tag or "")) is not None
+    }
+    return wanted if wanted not in used else max(used) + 1
+
+
+_PROTOBUF_NUMBER = re.compile(r'protobuf:"[a-z0-9]+,(\d+),')
 
 
 def _check_tags(ctx: Context, f: LintField, struct: str, first_field: str, use_protobuf: str, use_patch: str) -> None:
