@@ -1,7 +1,8 @@
 """The `kgen` command line.
 
-Exit codes: 0 ok, 1 generated files drifted (verify), 2 bad input or settings,
-3 internal error (a bug in kgen: please report it with the input that caused it).
+Exit codes: 0 ok, 1 generated files drifted (verify) or lint findings at or above --fail-on,
+2 bad input or settings, 3 internal error (a bug in kgen: please report it with the input
+that caused it).
 Conventions: `-h`, `-q`/`-v`, colour on a terminal only (`NO_COLOR`), progress on a
 terminal for runs over a second, settings found in the nearest pyproject.toml with a
 `[tool.kgen]` table, shell completion through click (`_KGEN_COMPLETE=bash_source kgen`).
