@@ -1,7 +1,8 @@
 """The `kgen` command line.
 
-Exit codes: 0 ok, 1 generated files drifted (verify), 2 bad input or settings,
-3 internal error (a bug in kgen: please report it with the input that caused it).
+Exit codes: 0 ok, 1 generated files drifted (verify) or lint/compat findings at or above --fail-on,
+2 bad input or settings, 3 internal error (a bug in kgen: please report it with the input
+that caused it).
 Conventions: `-h`, `-q`/`-v`, colour on a terminal only (`NO_COLOR`), progress on a
 terminal for runs over a second, settings found in the nearest pyproject.toml with a
 `[tool.kgen]` table, shell completion through click (`_KGEN_COMPLETE=bash_source kgen`).
@@ -418,6 +419,162 @@ def compat(
     code = findings.exit_code(found, fail_on or settings.fail_on)
     if code:
         sys.exit(code)
+
+
+LINT_EXIT_CODES = """\b
+Exit codes:
+  0  no finding at or above --fail-on (default: warning)
+  1  findings at or above --fail-on
+  2  bad input or settings (every problem is printed as path:line:col)
+  3  a bug in kgen (set KGEN_DEBUG=1 for the traceback and report it)"""
+
+
+def _rule_list(text: str | None) -> tuple[str, ...]:
+    return tuple(part.strip() for part in (text or "").split(",") if part.strip())
+
+
+@main.command(
+    name="lint",
+    epilog=LINT_EXIT_CODES + """
+
+\b
+Examples:
+  kgen lint                                the profile's rules (crd for custom resources, else builtin)
+  kgen lint --fix                          apply the fixes to the Go sources, then report what is left
+  kgen lint --format sarif -o lint.sarif   for code-scanning UIs (github annotations: --format github)
+  kgen lint --update-baseline              accept today's findings in the baseline file
+  kgen lint --select maxlength,ssatags     only these rules
+  kgen lint --list-rules                   every rule, its settings and the profiles that run it
+""",
+)
+@_input_options
+@click.option(
+    "--profile",
+    type=click.Choice(["crd", "builtin"]),
+    default=None,
+    help="Rule set: crd (custom resources) or builtin (Kubernetes-style built-in APIs); default: from the input.",
+)
+@click.option("--select", metavar="RULE[,RULE]", help="Only these rules (`all` for every rule).")
+@click.option("--enable", metavar="RULE[,RULE]", help="Also these rules (on top of the profile and [tool.kgen.lint]).")
+@click.option("--disable", metavar="RULE[,RULE]", help="Not these rules.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "sarif", "github"]),
+    default="text",
+    show_default=True,
+    help="How findings are written.",
+)
+@click.option(
+    "-o",
+    "--output-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the findings here instead of stdout.",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["error", "warning", "info", "never"]),
+    default=None,
+    help="Exit 1 on findings at or above this severity (default: warning; also `fail-on` in [tool.kgen.lint]).",
+)
+@click.option("--fix", is_flag=True, help="Apply the automatic fixes to the Go sources, then report what is left.")
+@click.option(
+    "--baseline",
+    "baseline_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Accept the findings this baseline file lists (also `baseline` in [tool.kgen.lint]).",
+)
+@click.option("--no-baseline", is_flag=True, help="Report every finding, whatever the baseline accepts.")
+@click.option("--update-baseline", is_flag=True, help="Write the baseline file to accept every finding of this run.")
+@click.option("--list-rules", is_flag=True, help="List every rule with its settings, and exit.")
+@_guarded
+def lint_command(
+    config_path, input_dir, module, import_map, tags, verbose, profile, select, enable, disable, fmt, output_file,
+    fail_on, fix, baseline_path, no_baseline, update_baseline, list_rules,
+) -> None:  # fmt: skip
+    """Check the API types against the API conventions (kube-api-linter's rules, openapi-gen's
+    API rules, and kgen's: lists, metadata, spec and status, enums, conditions, CEL costs,
+    markers across versions). Every finding says path:line:col, the rule and why."""
+    from kgen import findings as reports
+    from kgen.console import wants_color
+    from kgen.lint import baseline as baselines
+    from kgen.lint import config as lint_config
+    from kgen.lint import run as linting
+
+    if list_rules:
+        from kgen.lint.registry import RULES
+
+        for rule in RULES.values():
+            on = ",".join(sorted(rule.profiles)) or "opt-in"
+            click.echo(
+                f"{rule.id:<22} {rule.severity.value:<8} {on:<12} {'fix' if rule.fixable else '   '} "
+                f"{rule.origin:<16} {rule.explanation}"
+            )
+            for key, option in rule.options.items():
+                choices = f" ({' | '.join(option.choices)})" if option.choices else ""
+                click.echo(f"{'':<24}{key} = {option.default!r}{choices}: {option.help}")
+        return
+    options = _options(config_path, input_dir, module, import_map, tags)
+    found = config_path if config_path is not None else find_config(Path.cwd())
+    table, base = ({}, Path.cwd()) if found is None else _lint_table(found)
+    settings = lint_config.read_settings(table, base)
+    if profile:
+        settings.profile = profile
+    settings.select = _rule_list(select)
+    settings.enable = settings.enable + _rule_list(enable)
+    settings.disable = settings.disable + _rule_list(disable)
+    for names, where in (
+        (settings.select, "--select"),
+        (_rule_list(enable), "--enable"),
+        (_rule_list(disable), "--disable"),
+    ):
+        lint_config.check_rule_names(names, where)
+    if fail_on:
+        settings.fail_on = fail_on
+    if baseline_path is not None:
+        settings.baseline = baseline_path
+    if no_baseline or update_baseline:
+        baseline_file = settings.baseline
+        settings.baseline = None
+    if update_baseline:
+        if baseline_file is None:
+            raise OptionsError(
+                "--update-baseline needs a baseline file: --baseline FILE or `baseline` in [tool.kgen.lint]"
+            )
+        result = linting.lint(options, settings, progress=_console.progress)
+        _console.clear_progress()
+        _console.warnings(result.diagnostics)
+        baselines.write(result.findings, baseline_file)
+        click.echo(
+            f"kgen: wrote {len(result.findings)} accepted finding{'s' if len(result.findings) != 1 else ''} "
+            f"to {baseline_file}",
+            err=True,
+        )
+        return
+    if fix:
+        result = linting.fix(options, settings, progress=_console.progress)
+    else:
+        result = linting.lint(options, settings, progress=_console.progress)
+    _console.clear_progress()
+    _console.warnings(result.diagnostics)
+    report = result.report(__version__)
+    stream = sys.stdout
+    text = reports.render(report, fmt, color=fmt == "text" and output_file is None and wants_color(stream))
+    if output_file is not None:
+        output_file.write_text(text, encoding="utf-8")
+        click.echo(reports.summary(report.findings) + f" (written to {output_file})", err=True)
+    else:
+        click.echo(text, nl=False)
+    if reports.exit_code(result.findings, settings.fail_on):
+        sys.exit(reports.EXIT_FINDINGS)
+
+
+def _lint_table(path: Path):
+    """The `[tool.kgen.lint]` table of a pyproject.toml and the directory its paths are relative to."""
+    from kgen.options import load_config
+
+    table, base = load_config(path)
+    return table.get("lint", {}), base
 
 
 @main.command()

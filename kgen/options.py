@@ -89,7 +89,7 @@ def load_config(path: Path) -> tuple[dict[str, Any], Path]:
         raise OptionsError(f"{path}: [tool.kgen] must be a table")
     known = {
         "input", "output", "module", "import-map", "import_map", "generators", "tags", "hooks-package", "crd",
-        "strict", "templates", "models", "compat",
+        "strict", "templates", "models", "compat", "lint",
     }  # fmt: skip
     unknown = sorted(set(table) - known)
     if unknown:
@@ -129,6 +129,8 @@ def load_config(path: Path) -> tuple[dict[str, Any], Path]:
             raise OptionsError(f"{path}: [tool.kgen.crd.conversion] {key} must be a non-empty string")
     if conversion and not {"service-name", "service-namespace"} <= set(conversion):
         raise OptionsError(f"{path}: [tool.kgen.crd.conversion] needs service-name and service-namespace")
+    if not isinstance(table.get("lint", {}), dict):
+        raise OptionsError(f"{path}: [tool.kgen.lint] must be a table")
     if not isinstance(table.get("strict", False), bool):
         raise OptionsError(f"{path}: [tool.kgen] strict must be true or false")
     if table.get("models", MODEL_BACKENDS[0]) not in MODEL_BACKENDS:
@@ -180,7 +182,7 @@ def _check_setting_types(path: Path, table: dict[str, Any]) -> None:
 
 
 def _known_settings() -> set[str]:
-    return {*_STRING_SETTINGS, *_LIST_SETTINGS, "strict", "import-map", "crd"}
+    return {*_STRING_SETTINGS, *_LIST_SETTINGS, "strict", "import-map", "crd", "lint"}
 
 
 def _key_line(path: Path, table: str, key: str) -> str:

@@ -179,3 +179,25 @@ func TestQuantityString(t *testing.T) {
     assert areas["Quantity parse: value and format"].passed == 6  # each row as is, with -, with +
     assert areas["Quantity parse: rejected inputs"].passed == 3  # and the empty string
     assert areas["Quantity canonical string"].passed == 2
+
+
+def test_lint_scoring_reads_want_comments_and_finds_them_among_findings(tmp_path, monkeypatch):
+    """kube-api-linter's test packages say what each line reports in `// want "regexp"`
+    comments (golang.org/x/tools analysistest); kgen lint is scored against them."""
+    from bench.conformance import lint as lint_scores
+
+    linter = tmp_path / "pkg" / "analysis" / "nobools" / "testdata" / "src" / "a"
+    linter.mkdir(parents=True)
+    (linter / "a.go").write_text(
+        "package a\n\ntype T struct {\n"
+        '\tOn bool // want "field T.On should not use a bool"\n'
+        "\tOff *bool // want `field T\\.Off pointer should not`\n"
+        "\tCount int32\n}\n"
+    )
+    wants = lint_scores.expectations([linter / "a.go"])
+    assert [(w.line, w.pattern) for w in wants] == [(4, "field T.On should not use a bool"), (5, r"field T\.Off pointer should not")]
+    monkeypatch.setattr(lint_scores, "CASES", [("nobools", "a", {}, False)])
+    recall, precision, _, (result,) = lint_scores.score_kube_api_linter(tmp_path)
+    assert (recall.equal, recall.total, precision.equal, precision.total) == (2, 2, 2, 2)
+    assert result.missed == [] and result.unexpected == []
+    assert lint_scores._triple("k8s.io/api/core/v1.PodSpec.Containers") == ("k8s.io/api/core/v1", "PodSpec", "Containers")

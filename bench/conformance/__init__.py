@@ -13,5 +13,10 @@ kgen runs (as a user runs it, in a fresh process, into a temporary directory) on
   at the same paths, its `Convert_` functions with kgen's conversions, and every generated
   Python module is imported.
 
+With `--kube-api-linter DIR` (and `--k8s-api DIR --api-rules FILE`), `kgen lint` is scored
+too (`bench.conformance.lint`): against the findings kube-api-linter's tests document for
+each of its linters, and, on k8s.io/api, against the API rule violations Kubernetes
+accepts; `--lint-only` runs just those.
+
 Nothing from the checkouts is copied; the scores are printed (and written as JSON).
 """

@@ -209,6 +209,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--crd-repo", action="append", default=[], metavar="DIR[:APIDIR]",
                         help="a repository with committed controller-gen CRDs; APIDIR (relative) holds its API types")  # fmt: skip
     parser.add_argument("--gomodcache", type=Path, help="the Go module cache the repositories' dependencies are in (else GOMODCACHE)")
+    parser.add_argument("--kube-api-linter", type=Path, help="a checkout of kubernetes-sigs/kube-api-linter: kgen lint "
+                        "against the findings its linters' tests document")  # fmt: skip
+    parser.add_argument("--api-rules", type=Path, help="Kubernetes' api/api-rules/violation_exceptions.list (of the "
+                        "release --k8s-api is at): kgen lint's builtin profile on k8s.io/api against it")  # fmt: skip
+    parser.add_argument("--lint-only", action="store_true", help="only the kgen lint scores (no kgen generate runs)")
     parser.add_argument("--kgen", default=f"{sys.executable} -m kgen.cli", help="how to run kgen (default: this Python's)")
     parser.add_argument("--json", type=Path, help="also write every figure to this file")
     parser.add_argument("--details", action="store_true", help="list the differences, most frequent first")
@@ -221,6 +226,21 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {}
     lines: list[str] = []
     started = time.perf_counter()
+    if args.kube_api_linter or (args.k8s_api and args.api_rules):
+        from bench.conformance import lint as lint_scores
+
+        kal = lint_scores.score_kube_api_linter(args.kube_api_linter) if args.kube_api_linter else None
+        k8s = lint_scores.score_k8s_api(args.k8s_api, args.api_rules) if args.k8s_api and args.api_rules else None
+        lines.extend(lint_scores.report_lines(kal, k8s))
+        if kal is not None:
+            results["kube-api-linter"] = {"recall": kal[0], "precision": kal[1], "golden": kal[2]}
+        if k8s is not None:
+            results["k8s.io/api lint"] = k8s
+    if args.lint_only:
+        print("\n".join(lines), flush=True)
+        if args.json:
+            args.json.write_text(json.dumps(results, indent=2, default=lambda o: o.as_json() if isinstance(o, Score) else str(o)) + "\n")
+        return 0
     if args.k8s_api:
         output = work / "out-k8s-api"
         run = run_kgen(kgen, "k8s.io/api", args.k8s_api, output, env, "--module", "k8s.io/api")

@@ -27,6 +27,7 @@ from kgen.ir.model import Field, Hook, Member, Package, ProtobufInfo, TypeDef, T
 from kgen.markers.grammar import RawMarker, extract_markers
 from kgen.markers.registry import REGISTRY, ConstRef, Marker, Scope
 from kgen.source import buildtags
+from kgen.source.loader import SourcePackage
 from kgen.source.modules import Workspace
 from kgen.source.syntax import CommentBlock, FieldDecl, GoFile, TypeDecl, TypeExpr
 from kgen.source.tags import JSONTag, ProtobufTag, TagError, read_struct_tag
@@ -103,6 +104,9 @@ class BuildOptions:
     """Build kgen's own well-known packages as the input (for kgen's runtime)."""
     environ: dict[str, str] | None = None
     """The environment Go's settings are read from (GOMODCACHE, GOPATH, GOWORK, GOFLAGS); the process's by default."""
+    sources: tuple[SourcePackage, ...] | None = None
+    """The input's packages when the caller has read them already (`kgen lint` reads the
+    sources itself); None reads them from `input`."""
 
 
 class _Builder(PackageLoading, ConstantValues, UniversePasses):

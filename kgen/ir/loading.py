@@ -23,7 +23,10 @@ class PackageLoading:
             self.register(source, builtin=True, dependency=False)
         if self.options.bootstrap:
             return
-        for source in load_packages(self.options.input, self.options.module, self.diagnostics, self.options.tags):
+        sources = self.options.sources
+        if sources is None:
+            sources = tuple(load_packages(self.options.input, self.options.module, self.diagnostics, self.options.tags))
+        for source in sources:
             if source.import_path in self.packages:
                 continue  # a well-known package kgen already knows
             self.register(source, builtin=False, dependency=False)

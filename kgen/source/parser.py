@@ -535,6 +535,7 @@ def parse_go_file(
         build_constraint=constraint,
         generated=bool(_GENERATED.search(header_text)),
         comment_blocks=blocks,
+        trailing_comments=tuple(reader.trailing_by_line[line] for line in sorted(reader.trailing_by_line)),
     )
 
 

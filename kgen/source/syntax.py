@@ -123,3 +123,5 @@ class GoFile:
     build_constraint: str | None = None
     generated: bool = False
     comment_blocks: tuple[CommentBlock, ...] = field(default=())
+    trailing_comments: tuple[CommentLine, ...] = field(default=())
+    """`//` comments after code on their line (`Name string // the name`), in file order."""

@@ -1,0 +1,1 @@
+"""The lint rules, one concept per module; `kgen.lint.registry` lists them."""
