@@ -354,6 +354,19 @@ def _serve_token(token: str | None, token_file: Path | None) -> str | None:
     return token
 
 
+@main.command(
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []},
+    short_help="Serve the generated conversion and admission webhooks over TLS.",
+)
+@click.argument("arguments", nargs=-1, type=click.UNPROCESSED)
+def webhook(arguments: tuple[str, ...]) -> None:
+    """Serve the generated webhook application (webhook.py) over TLS; `kgen webhook -h` for
+    its options. It needs only the runtime and the webhook extra, not the code generator."""
+    from kgen.webhook.cli import main as serve_webhooks
+
+    serve_webhooks(list(arguments))
+
+
 @main.command(name="protobuf-tags")
 @_input_options
 @click.option("--write", is_flag=True, help="Add the tags to the Go sources (otherwise list them and exit 1).")
