@@ -6,8 +6,8 @@
 mutating (defaulting) and validating admission webhooks, from the generated code.
 
 `app` is the ASGI application (serve it with `kgen webhook`, or any ASGI server);
-`webhooks(feature_gates)` builds the application with feature gates on for admission, and
-answers reviews in process (`review(path, body)`).
+`webhooks(feature_gates)` builds the application with feature gates on for admission; it
+answers reviews in process too (`review(path, body)`).
 """
 
 from __future__ import annotations
@@ -68,13 +68,18 @@ ROUTES = (
 CONVERSION_PATH = "/convert"
 
 
-def webhooks(feature_gates: _Mapping[str, bool] | None = None) -> _Webhooks:
-    """The webhook application; admission sees `feature_gates` (conversion sees every gate on)."""
+def webhooks(
+    feature_gates: _Mapping[str, bool] | None = None, preserve: bool = True
+) -> _Webhooks:
+    """The webhook application; admission sees `feature_gates` (conversion sees every gate on);
+    `preserve` keeps what a version cannot hold in an annotation, for lossless round trips.
+    """
     return _Webhooks(
         RESOURCES,
         ROUTES,
         conversion_path=CONVERSION_PATH,
         feature_gates=feature_gates,
+        preserve=preserve,
         create_warnings={_example_v1.Frobber: _hooks_apis_example_v1.warnings_Frobber},
         update_warnings={
             _example_v1.Frobber: _hooks_apis_example_v1.warnings_Frobber_update

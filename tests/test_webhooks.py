@@ -624,3 +624,16 @@ def test_kgen_webhook_serves_over_tls_and_picks_up_a_renewed_certificate(tmp_pat
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_what_a_version_cannot_hold_must_fit_in_the_annotations(webhooks):
+    """The API server refuses a conversion's annotations beyond 256 KiB in all (restoreObjectMeta
+    validates them): the webhook fails the review naming the object instead."""
+    obj = {"apiVersion": f"{GROUP}/v1", "kind": "Frobber", "metadata": {"name": "big", "namespace": "d"},
+           "spec": {"extraArgs": {"x": ["y" * 300_000]}}}  # fmt: skip
+    answer = review(webhooks, "/convert", conversion_review(f"{GROUP}/v1beta1", [obj]))["response"]
+    assert answer["result"]["status"] == "Failure"
+    assert answer["result"]["message"].startswith(
+        'Frobber "d/big" (example.kgen.dev/v1) cannot be converted to example.kgen.dev/v1beta1: '
+    )
+    assert "more than the 262,144 bytes an object may carry" in answer["result"]["message"]

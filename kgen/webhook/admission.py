@@ -45,7 +45,7 @@ from kgen.runtime.errors import APIError, bad_request
 from kgen.runtime.scheme import INTERNAL_VERSION, SCHEME, GroupVersionKind, Scheme, decoding_error
 from kgen.runtime.validation import Options as ValidationOptions
 from kgen.runtime.validation.field import invalid_error
-from kgen.webhook.conversion import _AllEnabled
+from kgen.webhook.conversion import _AllEnabled, decode
 from kgen.webhook.patches import mutation_patch
 from kgen.webhook.records import _CURRENT, AdmissionRequest, Resource, malformed
 
@@ -199,7 +199,7 @@ class Admission:
             data = {**data, "apiVersion": gvk.group_version.api_version, "kind": gvk.kind}
         cls = self.scheme.type_for(gvk)
         try:
-            return cls.from_dict(data)
+            return decode(cls, data)
         except ValueError as error:
             said = decoding_error(cls, gvk, data, error)
             if said is None:
