@@ -47,8 +47,12 @@ def _graph() -> dict[str, set[str]]:
             elif isinstance(node, ast.ImportFrom):
                 base = node.module or ""
                 if node.level:
-                    base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
-                targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
+                    base = ".".join(
+                        package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else [])
+                    )
+                targets = [
+                    f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names
+                ]
             else:
                 continue
             edges[module].update(owner(t) for t in targets if t.startswith("kgen"))
@@ -110,6 +114,20 @@ def test_the_runtime_never_imports_the_code_generator():
         if module.startswith("kgen.runtime")
         for target in targets
         if target.startswith(generator_side)
+    )
+    assert offending == []
+
+
+def test_the_webhook_app_needs_only_the_runtime():
+    """An operator's image runs `kgen webhook` with the runtime and uvicorn: kgen.webhook
+    imports neither the code generator nor the API server (nor their extras)."""
+    allowed = ("kgen.runtime", "kgen.webhook", "kgen.extras")
+    offending = sorted(
+        (module, target)
+        for module, targets in _graph().items()
+        if module.startswith("kgen.webhook") and module != "kgen.webhook_settings"
+        for target in targets
+        if not target.startswith(allowed)
     )
     assert offending == []
 
