@@ -47,12 +47,8 @@ def _graph() -> dict[str, set[str]]:
             elif isinstance(node, ast.ImportFrom):
                 base = node.module or ""
                 if node.level:
-                    base = ".".join(
-                        package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else [])
-                    )
-                targets = [
-                    f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names
-                ]
+                    base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+                targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
             else:
                 continue
             edges[module].update(owner(t) for t in targets if t.startswith("kgen"))

@@ -177,16 +177,10 @@ SAMPLES: dict[str, dict[str, str]] = {
     "groupName": {"pkg": "// +k8s:protobuf-gen=package\n// +groupName=other.example.com"},
     "versionName": {"pkg": "// +k8s:protobuf-gen=package\n// +versionName=v2"},
     "k8s:deepcopy-gen": {"T_SUB": "// +k8s:deepcopy-gen=false"},
-    "k8s:deepcopy-gen:interfaces": {
-        "T_CONFIG": "// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object"
-    },
-    "k8s:deepcopy-gen:nonpointer-interfaces": {
-        "T_KIND": _DEFAULTS["T_KIND"] + "\n// +k8s:deepcopy-gen:nonpointer-interfaces=true"
-    },
+    "k8s:deepcopy-gen:interfaces": {"T_CONFIG": "// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object"},
+    "k8s:deepcopy-gen:nonpointer-interfaces": {"T_KIND": _DEFAULTS["T_KIND"] + "\n// +k8s:deepcopy-gen:nonpointer-interfaces=true"},
     "k8s:defaulter-gen": {"pkg": "// +k8s:protobuf-gen=package\n// +k8s:defaulter-gen=TypeMeta"},
-    "k8s:defaulter-gen-input": {
-        "pkg": "// +k8s:protobuf-gen=package\n// +k8s:defaulter-gen-input=example.com/op/apis/ops/v1"
-    },
+    "k8s:defaulter-gen-input": {"pkg": "// +k8s:protobuf-gen=package\n// +k8s:defaulter-gen-input=example.com/op/apis/ops/v1"},
     "k8s:conversion-gen": {"pkg": "// +k8s:protobuf-gen=package\n// +k8s:conversion-gen=false", "internal": ""},
     "k8s:conversion-gen-external-types": {
         **_CONVERTED,
@@ -195,48 +189,26 @@ SAMPLES: dict[str, dict[str, str]] = {
     },
     "k8s:conversion-fn": {**_CONVERTED, "F_NAME": "// +k8s:conversion-fn=drop"},
     "k8s:openapi-gen": {"pkg": "// +k8s:protobuf-gen=package\n// +k8s:openapi-gen=false"},
-    "k8s:openapi-model-package": {
-        "pkg": "// +k8s:protobuf-gen=package\n// +k8s:openapi-model-package=com.example.ops.v1"
-    },
+    "k8s:openapi-model-package": {"pkg": "// +k8s:protobuf-gen=package\n// +k8s:openapi-model-package=com.example.ops.v1"},
     "k8s:protobuf-gen": {"pkg": "// +k8s:protobuf-gen=package"},
     "protobuf": {"T_SUB": "// +protobuf=false"},
     "protobuf.nullable": {"T_NAMES": "// +protobuf.nullable=true"},
     "protobuf.as": {"T_SUB": "// +protobuf.as=Timestamp"},
     "protobuf.embed": {"T_SUB": "// +protobuf.embed=string"},
-    "protobuf.options.(gogoproto.goproto_stringer)": {
-        "T_SUB": "// +protobuf.options.(gogoproto.goproto_stringer)=false"
-    },
+    "protobuf.options.(gogoproto.goproto_stringer)": {"T_SUB": "// +protobuf.options.(gogoproto.goproto_stringer)=false"},
     "k8s:prerelease-lifecycle-gen": {"pkg": "// +k8s:protobuf-gen=package\n// +k8s:prerelease-lifecycle-gen=true"},
-    "k8s:prerelease-lifecycle-gen:introduced": {
-        "T_KIND": _DEFAULTS["T_KIND"] + "\n// +k8s:prerelease-lifecycle-gen:introduced=1.20"
-    },
-    "k8s:prerelease-lifecycle-gen:deprecated": {
-        "T_KIND": _DEFAULTS["T_KIND"] + "\n// +k8s:prerelease-lifecycle-gen:deprecated=1.22"
-    },
-    "k8s:prerelease-lifecycle-gen:removed": {
-        "T_KIND": _DEFAULTS["T_KIND"] + "\n// +k8s:prerelease-lifecycle-gen:removed=1.25"
-    },
-    "k8s:prerelease-lifecycle-gen:replacement": {
-        "T_KIND": _DEFAULTS["T_KIND"] + "\n// +k8s:prerelease-lifecycle-gen:replacement=ops.example.com,v2,Widget"
-    },
+    "k8s:prerelease-lifecycle-gen:introduced": {"T_KIND": _DEFAULTS["T_KIND"] + "\n// +k8s:prerelease-lifecycle-gen:introduced=1.20"},
+    "k8s:prerelease-lifecycle-gen:deprecated": {"T_KIND": _DEFAULTS["T_KIND"] + "\n// +k8s:prerelease-lifecycle-gen:deprecated=1.22"},
+    "k8s:prerelease-lifecycle-gen:removed": {"T_KIND": _DEFAULTS["T_KIND"] + "\n// +k8s:prerelease-lifecycle-gen:removed=1.25"},
+    "k8s:prerelease-lifecycle-gen:replacement": {"T_KIND": _DEFAULTS["T_KIND"] + "\n// +k8s:prerelease-lifecycle-gen:replacement=ops.example.com,v2,Widget"},
     "k8s:deprecated": {"T_SUB": "// +k8s:deprecated=c,protobuf=3"},
     "k8s:validation-gen": {"pkg": "// +k8s:protobuf-gen=package\n// +k8s:validation-gen=TypeMeta"},
-    "k8s:validation-gen-input": {
-        "pkg": "// +k8s:protobuf-gen=package\n// +k8s:validation-gen-input=example.com/op/apis/ops/v1"
-    },
-    "k8s:validation-gen-scheme-registry": {
-        "pkg": "// +k8s:protobuf-gen=package\n// +k8s:validation-gen-scheme-registry=k8s.io/client-go/kubernetes.Scheme"
-    },
-    "k8s:validation-gen-test-fixture": {
-        "pkg": "// +k8s:protobuf-gen=package\n// +k8s:validation-gen-test-fixture=validateFalse"
-    },
+    "k8s:validation-gen-input": {"pkg": "// +k8s:protobuf-gen=package\n// +k8s:validation-gen-input=example.com/op/apis/ops/v1"},
+    "k8s:validation-gen-scheme-registry": {"pkg": "// +k8s:protobuf-gen=package\n// +k8s:validation-gen-scheme-registry=k8s.io/client-go/kubernetes.Scheme"},
+    "k8s:validation-gen-test-fixture": {"pkg": "// +k8s:protobuf-gen=package\n// +k8s:validation-gen-test-fixture=validateFalse"},
     "k8s:optional": {"F_PLAIN": "// +k8s:optional"},
-    "k8s:required": {
-        "F_EXTRA": '// +k8s:required\nExtra string `json:"extra,omitempty" protobuf:"bytes,11,opt,name=extra"`'
-    },
-    "k8s:forbidden": {
-        "F_EXTRA": '// +k8s:forbidden\nExtra string `json:"extra,omitempty" protobuf:"bytes,11,opt,name=extra"`'
-    },
+    "k8s:required": {"F_EXTRA": "// +k8s:required\nExtra string `json:\"extra,omitempty\" protobuf:\"bytes,11,opt,name=extra\"`"},
+    "k8s:forbidden": {"F_EXTRA": "// +k8s:forbidden\nExtra string `json:\"extra,omitempty\" protobuf:\"bytes,11,opt,name=extra\"`"},
     "k8s:minimum": {"F_COUNT": "// +k8s:minimum=1"},
     "k8s:maximum": {"F_COUNT": "// +k8s:maximum=5"},
     "k8s:minLength": {"F_NAME": "// +k8s:minLength=1"},
@@ -255,29 +227,22 @@ SAMPLES: dict[str, dict[str, str]] = {
     "k8s:eachVal": {"F_TAGS": "// +k8s:eachVal=+k8s:minLength=1"},
     "k8s:eachKey": {"F_LABELS": "// +k8s:eachKey=+k8s:minLength=1"},
     "k8s:subfield": {"F_SUB": "// +k8s:subfield(a)=+k8s:minLength=1"},
-    "k8s:item": {"F_ITEMS": '// +listType=map\n// +listMapKey=key\n// +k8s:item(key: "x")=+k8s:maxLength=3'},
+    "k8s:item": {"F_ITEMS": "// +listType=map\n// +listMapKey=key\n// +k8s:item(key: \"x\")=+k8s:maxLength=3"},
     "k8s:unionMember": {"F_NAME": "// +k8s:unionMember", "F_OTHER": "// +k8s:unionMember"},
-    "k8s:unionDiscriminator": {
-        "F_MODE": "// +k8s:unionDiscriminator",
-        "F_NAME": "// +k8s:unionMember",
-        "F_OTHER": "// +k8s:unionMember",
-    },
+    "k8s:unionDiscriminator": {"F_MODE": "// +k8s:unionDiscriminator", "F_NAME": "// +k8s:unionMember", "F_OTHER": "// +k8s:unionMember"},
     "k8s:zeroOrOneOfMember": {"F_NAME": "// +k8s:zeroOrOneOfMember", "F_OTHER": "// +k8s:zeroOrOneOfMember"},
     "k8s:immutable": {"F_NAME": "// +k8s:immutable"},
     "k8s:update": {"F_NAME": "// +k8s:update=NoModify"},
     "k8s:monotonic": {"F_COUNT": "// +k8s:monotonic"},
     "k8s:ifEnabled": {"F_NAME": "// +k8s:ifEnabled(Gate)=+k8s:maxLength=3"},
     "k8s:ifDisabled": {"F_NAME": "// +k8s:ifDisabled(Gate)=+k8s:maxLength=3"},
-    "k8s:alpha": {"F_NAME": '// +k8s:alpha(since: "1.35")=+k8s:maxLength=3'},
-    "k8s:beta": {"F_NAME": '// +k8s:beta(since: "1.35")=+k8s:maxLength=3'},
+    "k8s:alpha": {"F_NAME": "// +k8s:alpha(since: \"1.35\")=+k8s:maxLength=3"},
+    "k8s:beta": {"F_NAME": "// +k8s:beta(since: \"1.35\")=+k8s:maxLength=3"},
     "k8s:declarativeValidationNative": {"F_NAME": "// +k8s:maxLength=3\n// +k8s:declarativeValidationNative"},
-    "k8s:discriminator": {"F_MODE": "// +k8s:discriminator", "F_NAME": '// +k8s:member("Fast")=+k8s:maxLength=3'},
-    "k8s:modeDiscriminator": {
-        "F_MODE": "// +k8s:modeDiscriminator",
-        "F_NAME": '// +k8s:ifMode("Fast")=+k8s:maxLength=3',
-    },
-    "k8s:member": {"F_MODE": "// +k8s:discriminator", "F_NAME": '// +k8s:member("Fast")=+k8s:maxLength=3'},
-    "k8s:ifMode": {"F_MODE": "// +k8s:modeDiscriminator", "F_NAME": '// +k8s:ifMode("Fast")=+k8s:maxLength=3'},
+    "k8s:discriminator": {"F_MODE": "// +k8s:discriminator", "F_NAME": "// +k8s:member(\"Fast\")=+k8s:maxLength=3"},
+    "k8s:modeDiscriminator": {"F_MODE": "// +k8s:modeDiscriminator", "F_NAME": "// +k8s:ifMode(\"Fast\")=+k8s:maxLength=3"},
+    "k8s:member": {"F_MODE": "// +k8s:discriminator", "F_NAME": "// +k8s:member(\"Fast\")=+k8s:maxLength=3"},
+    "k8s:ifMode": {"F_MODE": "// +k8s:modeDiscriminator", "F_NAME": "// +k8s:ifMode(\"Fast\")=+k8s:maxLength=3"},
     "k8s:dependentRequired": {"F_NAME": "// +k8s:dependentRequired(count)"},
     "k8s:dependentForbidden": {"F_NAME": "// +k8s:dependentForbidden(count)"},
     "k8s:customUnique": {"F_TAGS": "// +listType=set\n// +k8s:customUnique"},
@@ -287,11 +252,11 @@ SAMPLES: dict[str, dict[str, str]] = {
     "k8s:opaqueType": {"F_SUB": "// +k8s:opaqueType"},
     "k8s:isSubresource": {"T_SUB": "// +k8s:isSubresource=/status"},
     "k8s:supportsSubresource": {"T_KIND": _DEFAULTS["T_KIND"] + "\n// +k8s:supportsSubresource=/status"},
-    "k8s:neq": {"F_NAME": '// +k8s:neq="x"'},
+    "k8s:neq": {"F_NAME": "// +k8s:neq=\"x\""},
     "optional": {"F_PLAIN": "// +optional"},
-    "required": {"F_EXTRA": '// +required\nExtra string `json:"extra,omitempty" protobuf:"bytes,11,opt,name=extra"`'},
+    "required": {"F_EXTRA": "// +required\nExtra string `json:\"extra,omitempty\" protobuf:\"bytes,11,opt,name=extra\"`"},
     "nullable": {"F_OTHER": "// +nullable"},
-    "default": {"F_NAME": '// +default="x"'},
+    "default": {"F_NAME": "// +default=\"x\""},
     "listType": {"F_TAGS": "// +listType=set"},
     "listMapKey": {"F_ITEMS": "// +listType=map\n// +listMapKey=key"},
     "mapType": {"F_LABELS": "// +mapType=atomic"},
@@ -306,9 +271,7 @@ SAMPLES: dict[str, dict[str, str]] = {
     "resourceName": {"T_KIND": _DEFAULTS["T_KIND"] + "\n// +resourceName=gadgets"},
     "kubebuilder:webhook": {"pkg": "// +k8s:protobuf-gen=package\n" + _WEBHOOK},
     "kubebuilder:webhookconfiguration": {
-        "pkg": "// +k8s:protobuf-gen=package\n"
-        + _WEBHOOK
-        + "\n// +kubebuilder:webhookconfiguration:mutating=false,name=ops"
+        "pkg": "// +k8s:protobuf-gen=package\n" + _WEBHOOK + "\n// +kubebuilder:webhookconfiguration:mutating=false,name=ops"
     },
     "genclient": {"T_KIND": "// +kubebuilder:object:root=true\n// +genclient"},
     "genclient:nonNamespaced": {"T_KIND": _DEFAULTS["T_KIND"] + "\n// +genclient:nonNamespaced"},
@@ -322,40 +285,25 @@ SAMPLES: dict[str, dict[str, str]] = {
     "kubebuilder:object:generate": {"T_SUB": "// +kubebuilder:object:generate=false"},
     "kubebuilder:skip": {"pkg": "// +k8s:protobuf-gen=package\n// +kubebuilder:skip"},
     "kubebuilder:subresource:status": {"T_KIND": _DEFAULTS["T_KIND"] + "\n// +kubebuilder:subresource:status"},
-    "kubebuilder:subresource:scale": {
-        "T_KIND": _DEFAULTS["T_KIND"]
-        + "\n// +kubebuilder:subresource:scale:specpath=.spec.count,statuspath=.status.count"
-    },
+    "kubebuilder:subresource:scale": {"T_KIND": _DEFAULTS["T_KIND"] + "\n// +kubebuilder:subresource:scale:specpath=.spec.count,statuspath=.status.count"},
     "kubebuilder:resource": {"T_KIND": _DEFAULTS["T_KIND"] + "\n// +kubebuilder:resource:shortName=wd"},
-    "kubebuilder:printcolumn": {
-        "T_KIND": _DEFAULTS["T_KIND"] + "\n// +kubebuilder:printcolumn:name=Name,type=string,JSONPath=.spec.name"
-    },
+    "kubebuilder:printcolumn": {"T_KIND": _DEFAULTS["T_KIND"] + "\n// +kubebuilder:printcolumn:name=Name,type=string,JSONPath=.spec.name"},
     "kubebuilder:storageversion": {**_TWO_VERSIONS, "T_KIND": _DEFAULTS["T_KIND"] + "\n// +kubebuilder:storageversion"},
     "kubebuilder:skipversion": {"T_KIND": _DEFAULTS["T_KIND"] + "\n// +kubebuilder:skipversion"},
     "kubebuilder:unservedversion": {"T_KIND": _DEFAULTS["T_KIND"] + "\n// +kubebuilder:unservedversion"},
-    "kubebuilder:deprecatedversion": {
-        "T_KIND": _DEFAULTS["T_KIND"] + "\n// +kubebuilder:deprecatedversion:warning=old"
-    },
-    "kubebuilder:selectablefield": {
-        "T_KIND": _DEFAULTS["T_KIND"] + "\n// +kubebuilder:selectablefield:JSONPath=.spec.name"
-    },
+    "kubebuilder:deprecatedversion": {"T_KIND": _DEFAULTS["T_KIND"] + "\n// +kubebuilder:deprecatedversion:warning=old"},
+    "kubebuilder:selectablefield": {"T_KIND": _DEFAULTS["T_KIND"] + "\n// +kubebuilder:selectablefield:JSONPath=.spec.name"},
     "kubebuilder:metadata": {"T_KIND": _DEFAULTS["T_KIND"] + "\n// +kubebuilder:metadata:labels=team=ops"},
     "kubebuilder:default": {"F_NAME": "// +kubebuilder:default=x"},
     "kubebuilder:example": {"F_NAME": "// +kubebuilder:example=x"},
     "kubebuilder:title": {"F_NAME": "// +kubebuilder:title=Name"},
     "kubebuilder:pruning:PreserveUnknownFields": {"F_SUB": "// +kubebuilder:pruning:PreserveUnknownFields"},
     "kubebuilder:validation:Optional": {"F_PLAIN": "// +kubebuilder:validation:Optional"},
-    "kubebuilder:validation:Required": {
-        "F_EXTRA": '// +kubebuilder:validation:Required\nExtra string `json:"extra,omitempty" protobuf:"bytes,11,opt,name=extra"`'
-    },
+    "kubebuilder:validation:Required": {"F_EXTRA": "// +kubebuilder:validation:Required\nExtra string `json:\"extra,omitempty\" protobuf:\"bytes,11,opt,name=extra\"`"},
     "kubebuilder:validation:Type": {"F_NAME": "// +kubebuilder:validation:Type=integer"},
-    "kubebuilder:validation:XValidation": {
-        "F_NAME": '// +kubebuilder:validation:XValidation:rule="self != \'x\'",message="not x"'
-    },
+    "kubebuilder:validation:XValidation": {"F_NAME": "// +kubebuilder:validation:XValidation:rule=\"self != 'x'\",message=\"not x\""},
     "kubebuilder:validation:items:Type": {"F_TAGS": "// +kubebuilder:validation:items:Type=integer"},
-    "kubebuilder:validation:items:XValidation": {
-        "F_TAGS": "// +kubebuilder:validation:items:XValidation:rule=\"self != 'x'\""
-    },
+    "kubebuilder:validation:items:XValidation": {"F_TAGS": "// +kubebuilder:validation:items:XValidation:rule=\"self != 'x'\""},
     "kubebuilder:validation:ExactlyOneOf": {"T_SUB": "// +kubebuilder:validation:ExactlyOneOf=a;b"},
     "kubebuilder:validation:AtMostOneOf": {"T_SUB": "// +kubebuilder:validation:AtMostOneOf=a;b"},
     "kubebuilder:validation:AtLeastOneOf": {"T_SUB": "// +kubebuilder:validation:AtLeastOneOf=a;b"},
@@ -366,14 +314,9 @@ SAMPLES: dict[str, dict[str, str]] = {
     "kgen:storageVersion": {**_TWO_VERSIONS, "T_KIND": _DEFAULTS["T_KIND"] + "\n// +kgen:storageVersion"},
     "kgen:python": {"pkg": "", "T_SUB": "// +kgen:python=json:JSONDecoder\n// +kgen:jsonType=string"},
     "kgen:jsonType": {"pkg": "", "T_SUB": "// +kgen:python=json:JSONDecoder\n// +kgen:jsonType=string"},
-    "kgen:mutable": {
-        "pkg": "",
-        "T_SUB": "// +kgen:python=json:JSONDecoder\n// +kgen:jsonType=string\n// +kgen:mutable",
-    },
+    "kgen:mutable": {"pkg": "", "T_SUB": "// +kgen:python=json:JSONDecoder\n// +kgen:jsonType=string\n// +kgen:mutable"},
     "kgen:celCost": {"pkg": "// +k8s:protobuf-gen=package\n// +kgen:celCost=warn", "F_TAGS": _COSTLY},
-    "kgen:opaque": {
-        "F_EXTRA": '// +kgen:opaque\n// +optional\nExtra interface{} `json:"extra,omitempty" protobuf:"bytes,11,opt,name=extra"`'
-    },
+    "kgen:opaque": {"F_EXTRA": "// +kgen:opaque\n// +optional\nExtra interface{} `json:\"extra,omitempty\" protobuf:\"bytes,11,opt,name=extra\"`"},
 }
 _VALIDATION = {
     "Minimum": ("F_COUNT", "1"), "Maximum": ("F_COUNT", "5"), "ExclusiveMinimum": ("F_COUNT", "true"),
@@ -413,9 +356,7 @@ def _generate(root: Path, slots: dict[str, str]) -> tuple[dict[str, str] | None,
         folder = root / "ops" / version
         folder.mkdir(parents=True, exist_ok=True)
         own = values if version == "v1" else {slot: "" for slot in _SLOTS[1:]} | {"T_KIND": _DEFAULTS["T_KIND"]}
-        (folder / "doc.go").write_text(
-            f"{pkg if version == 'v1' else _DEFAULTS['pkg']}\n// +groupName=ops.example.com\npackage {version}\n"
-        )
+        (folder / "doc.go").write_text(f"{pkg if version == 'v1' else _DEFAULTS['pkg']}\n// +groupName=ops.example.com\npackage {version}\n")
         (folder / "types.go").write_text(_TYPES.format(version=version, **own))
     if "internal" in slots:
         (root / "ops" / "doc.go").write_text("// +groupName=ops.example.com\npackage ops\n")
@@ -434,11 +375,7 @@ def _generate(root: Path, slots: dict[str, str]) -> tuple[dict[str, str] | None,
     if diagnostics.errors:
         return None, said
     options = GeneratorOptions(generators=tuple(GENERATORS), wiring=tuple(GENERATORS))
-    files = {
-        f.path: _COPIED_MARKERS.sub("", f.content)
-        for generate in GENERATORS.values()
-        for f in generate(universe, options)
-    }
+    files = {f.path: _COPIED_MARKERS.sub("", f.content) for generate in GENERATORS.values() for f in generate(universe, options)}
     crd.check_documents(universe, options, diagnostics)
     return (None if diagnostics.errors else files), [str(d).replace(str(root), "") for d in diagnostics.sorted()]
 
@@ -483,9 +420,7 @@ def test_a_message_left_out_of_protobuf_but_used_by_a_field_is_an_error_at_the_f
 def test_a_python_implemented_type_in_a_protobuf_message_is_an_error_not_a_crash(tmp_path):
     files, said = _generate(tmp_path, {"T_SUB": "// +kgen:python=json:JSONDecoder\n// +kgen:jsonType=string"})
     assert files is None
-    assert any(
-        "WidgetSpec.Sub uses Sub, implemented by the Python class json:JSONDecoder" in line for line in said
-    ), said
+    assert any("WidgetSpec.Sub uses Sub, implemented by the Python class json:JSONDecoder" in line for line in said), said
 
 
 def test_markers_kgen_does_not_apply_are_listed_as_such():

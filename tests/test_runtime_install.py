@@ -45,11 +45,7 @@ print(json.dumps({"errors": [str(e) for e in errors], "old": type(old).__name__,
 
 
 def _site_packages(python: Path) -> Path:
-    return Path(
-        subprocess.check_output(
-            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], text=True
-        ).strip()
-    )
+    return Path(subprocess.check_output([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], text=True).strip())
 
 
 @pytest.fixture(scope="module")
@@ -75,9 +71,7 @@ def test_the_runtime_alone_runs_generated_code(runtime_venv, tmp_path):
     project = tmp_path / "project"
     shutil.copytree(REPO / "generated", project / "generated", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(REPO / "apis", project / "apis", ignore=shutil.ignore_patterns("__pycache__", "*.go"))
-    done = subprocess.run(
-        [runtime_venv, "-c", USE, *sorted(EXTRAS["codegen"])], cwd=project, capture_output=True, text=True
-    )
+    done = subprocess.run([runtime_venv, "-c", USE, *sorted(EXTRAS["codegen"])], cwd=project, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     import json
 
