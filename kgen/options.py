@@ -49,6 +49,9 @@ class Options:
     webhook: dict[str, Any] = field(default_factory=dict)
     """The admission webhooks of the custom resources (`[tool.kgen.webhook]`, checked by
     `kgen.webhook_settings`); without it, only `+kubebuilder:webhook` markers make any."""
+    webhook_output: Path | None = None
+    """Where the webhook manifests go instead of `<output>/webhooks` (kubebuilder's
+    `config/webhook`; `[tool.kgen.webhook] output`)."""
     strict: bool = False
     """Warnings are errors (`--strict`, `strict = true`)."""
     templates: Path | None = None
@@ -292,6 +295,7 @@ def resolve_options(
         crd_output=(base / config["crd"]["output"]) if config.get("crd", {}).get("output") else None,
         crd_conversion=conversion,
         webhook=webhook,
+        webhook_output=(base / config["webhook"]["output"]) if config.get("webhook", {}).get("output") else None,
         strict=strict if strict is not None else bool(config.get("strict", False)),
         templates=_templates(config, base),
         models=models or config.get("models", MODEL_BACKENDS[0]),

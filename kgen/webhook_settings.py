@@ -26,7 +26,7 @@ CONVERSION_SETTINGS = frozenset(
 WEBHOOK_SETTINGS = frozenset({
     "service-name", "service-namespace", "port", "base-url", "failure-policy", "timeout-seconds",
     "admission-review-versions", "reinvocation-policy", "mutating", "validating", "ca-bundle-file", "cert-manager",
-    "name-prefix", "namespace-selector", "object-selector",
+    "name-prefix", "namespace-selector", "object-selector", "output",
 })  # fmt: skip
 """`[tool.kgen.webhook]`."""
 
@@ -59,7 +59,8 @@ def conversion_settings(table: Any, base: Path) -> dict[str, Any]:
 
 
 def webhook_settings(table: Any, base: Path) -> dict[str, Any]:
-    """`[tool.kgen.webhook]`, checked; `ca-bundle-file` read into `ca-bundle` (base64)."""
+    """`[tool.kgen.webhook]`, checked; `ca-bundle-file` read into `ca-bundle` (base64).
+    `output` (where the manifests go) is the run's `webhook_output`, not a generator's setting."""
     where = "[tool.kgen.webhook]"
     if not isinstance(table, dict) or set(table) - WEBHOOK_SETTINGS:
         unknown = sorted(set(table) - WEBHOOK_SETTINGS) if isinstance(table, dict) else []
@@ -101,6 +102,8 @@ def webhook_settings(table: Any, base: Path) -> dict[str, Any]:
     for key in ("namespace-selector", "object-selector"):
         if key in table:
             out[key] = _selector(table[key], where, key)
+    if "output" in table and (not isinstance(table["output"], str) or not table["output"]):
+        raise SettingsError(f"{where} output must be a directory path")
     out.update(_ca(table, where, base))
     return out
 
