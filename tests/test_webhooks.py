@@ -417,13 +417,6 @@ def test_feature_gates_reach_admission_but_conversion_keeps_every_field():
 # -- the ASGI application -----------------------------------------------------------------------------
 
 
-@pytest.fixture
-def client(webhooks):
-    transport = httpx.ASGITransport(app=webhooks.asgi())
-    with httpx.Client(transport=transport, base_url="https://webhook.example-system.svc") as http:
-        yield http
-
-
 def _run(coroutine):
     import asyncio
 
@@ -668,3 +661,56 @@ def test_msgspec_structs_answer_as_the_pydantic_models_do(struct_webhooks, name)
         assert answer["response"]["status"]["details"]["causes"][0]["field"] == "spec.replicas"
         return
     assert answer == expected
+
+
+def _handshake(server_context, trusted: bytes) -> bytes:
+    """The DER certificate a server context presents, from a TLS handshake in memory."""
+    import ssl
+
+    client_context = ssl.create_default_context(cadata=trusted.decode())
+    client_context.check_hostname = False
+    pipes = [ssl.MemoryBIO() for _ in range(4)]
+    client = client_context.wrap_bio(pipes[0], pipes[1])
+    server = server_context.wrap_bio(pipes[2], pipes[3], server_side=True)
+    for _ in range(10):
+        for side in (client, server):
+            try:
+                side.do_handshake()
+            except ssl.SSLWantReadError:
+                pass
+        pipes[2].write(pipes[1].read())
+        pipes[0].write(pipes[3].read())
+        try:
+            client.do_handshake()
+            return client.getpeercert(binary_form=True)
+        except ssl.SSLWantReadError:
+            continue
+    raise AssertionError("no handshake")
+
+
+def test_a_renewed_certificate_is_loaded_only_once_its_key_is_there_too(tmp_path):
+    """Caught between the certificate and the key being replaced, the serving context keeps
+    the old pair and keeps answering handshakes; once both are there, it serves the new one."""
+    import ssl
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives.serialization import Encoding
+
+    from kgen.webhook.serving import CertificateReloader
+
+    first = _write_pair(tmp_path, "first")
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(tmp_path / "tls.crt", tmp_path / "tls.key")
+    said: list[str] = []
+    reloader = CertificateReloader(context, tmp_path / "tls.crt", tmp_path / "tls.key", said.append)
+    assert reloader.check() is False and said == []
+    old_key = (tmp_path / "tls.key").read_bytes()
+    second = _write_pair(tmp_path, "second")
+    new_key = (tmp_path / "tls.key").read_bytes()
+    (tmp_path / "tls.key").write_bytes(old_key)  # the certificate is new, the key not yet
+    assert reloader.check() is False and "keeping the old pair" in said[-1]
+    der = lambda pem: x509.load_pem_x509_certificate(pem).public_bytes(Encoding.DER)  # noqa: E731
+    assert _handshake(context, first) == der(first)
+    (tmp_path / "tls.key").write_bytes(new_key)
+    assert reloader.check() is True and "loaded the new certificate" in said[-1]
+    assert _handshake(context, second) == der(second)

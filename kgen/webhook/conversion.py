@@ -174,7 +174,11 @@ class Converter:
         converted = self.scheme.from_internal(hub, target.api_version, self.scope)
         out: dict[str, Any] = converted.to_dict()
         if self.preserve and self._loses(hub, converted):
-            _put_annotation(out, key, self._keep(hub, target, source, resource))
+            if kept is None:  # the hub is what the object sent says: it holds all of it
+                value = orjson.dumps({k: v for k, v in obj.items() if k != "metadata"}).decode()
+            else:
+                value = self._keep(hub, target, source, resource)
+            _put_annotation(out, key, value)
             annotations = out["metadata"]["annotations"]
             size = sum(len(k.encode()) + len(v.encode()) for k, v in annotations.items() if isinstance(v, str))
             if size > ANNOTATIONS_LIMIT:  # the API server would refuse the annotations (restoreObjectMeta)
@@ -195,9 +199,9 @@ class Converter:
         return self._loses(hub, self.scheme.from_internal(hub, version.api_version, self.scope))
 
     def _keep(self, hub: Any, target: GroupVersion, source: GroupVersionKind, resource: Resource) -> str:
-        """The annotation's value: the object in the first version that holds all of it (the
-        source version, else the storage version, else the others as Kubernetes prefers
-        them), without metadata, as compact JSON."""
+        """The annotation's value for a hub object merged from a kept one: the object in the
+        first version that holds all of it (the source version, else the storage version,
+        else the others as Kubernetes prefers them), without metadata, as compact JSON."""
         candidates = [source.version, resource.storage, *sorted(resource.versions, key=version_priority)]
         chosen = next(
             (v for v in dict.fromkeys(candidates) if v != target.version and not self._unrepresented(hub, GroupVersion(source.group, v))),

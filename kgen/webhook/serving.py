@@ -52,12 +52,23 @@ class CertificateReloader:
         self.seen = _fingerprint(self.files)
 
     def check(self) -> bool:
-        """Load the pair again when either file changed; whether a new pair was loaded."""
+        """Load the pair again when either file changed; whether a new pair was loaded.
+
+        The files are read once, and the pair tried on a context of its own first: loading
+        a certificate whose key has not been replaced yet into the serving context would
+        leave it unable to complete a handshake (OpenSSL sets the certificate before it
+        finds that the key does not match). Handshakes run on the event loop, as this does,
+        so none sees the serving context half loaded."""
         now = _fingerprint(self.files)
         if now == self.seen:
             return False
         try:
-            self.context.load_cert_chain(str(self.files[0]), str(self.files[1]))
+            with tempfile.TemporaryDirectory(prefix="kgen-webhook-") as directory:
+                copies = [Path(directory) / name for name in (CERT_NAME, KEY_NAME)]
+                for source, copy in zip(self.files, copies):
+                    copy.write_bytes(source.read_bytes())
+                ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(str(copies[0]), str(copies[1]))
+                self.context.load_cert_chain(str(copies[0]), str(copies[1]))
         except (OSError, ssl.SSLError) as error:
             self.say(f"kgen webhook: the certificate files changed but do not load yet ({error}); keeping the old pair")
             return False
