@@ -1,4 +1,4 @@
-"""`python -m bench [runtime|conversion|validation|generation]`, `python -m bench realworld
+"""`python -m bench [runtime|conversion|validation|webhook|generation]`, `python -m bench realworld
 --k8s-api DIR`, `python -m bench models --k8s-api DIR` and `python -m bench compat
 --k8s-api-old DIR --k8s-api DIR`: print benchmark reports (ratios against alternatives, and
 times against the targets)."""
@@ -40,7 +40,7 @@ def main(argv: list[str]) -> None:
 
         models.main(argv[1:])
         return
-    which = argv or ["runtime", "conversion", "validation", "generation"]
+    which = argv or ["runtime", "conversion", "validation", "webhook", "generation"]
     if "runtime" in which:
         from bench import runtime
 
@@ -63,6 +63,15 @@ def main(argv: list[str]) -> None:
         options = resolve_options(config_path=REPO / "pyproject.toml", registered=tuple(GENERATORS))
         universe, _ = pipeline.build(options)
         print("\n".join(validation.run(universe)), flush=True)
+    if "webhook" in which:
+        from bench import webhook
+        from kgen import pipeline
+        from kgen.generators import GENERATORS
+        from kgen.options import resolve_options
+
+        options = resolve_options(config_path=REPO / "pyproject.toml", registered=tuple(GENERATORS))
+        universe, _ = pipeline.build(options)
+        print("\n".join(webhook.run(universe)), flush=True)
     if "generation" in which:
         from bench import generation
 

@@ -47,6 +47,7 @@ OPTIONS_NOT_IN_KEY = {
     "templates": "the override templates' bytes are hashed",
     "output": "where files are written does not change them",
     "crd_output": "where the CRDs are written does not change them",
+    "webhook_output": "where the webhook manifests are written does not change them",
     "strict": "turns warnings into a failed run after the cache answered; the warnings are stored",
 }
 """Options that change no output byte, or whose effect the key takes in another way."""

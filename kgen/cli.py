@@ -257,19 +257,20 @@ def generate(
             f"{shown} warning{'s' if shown != 1 else ''}, and warnings are errors (--strict); nothing was written"
         )
         sys.exit(EXIT_INPUT)
-    targets = [(options.output, result.files, options.selected, HOMES)]
-    if options.crd_output is not None and "crd" in options.selected:
-        # CRDs in a directory of their own (kubebuilder's config/crd/bases), like controller-gen's
-        # output:crd:artifacts:config: written, checked and cleaned as a second output root.
-        crds = [
-            dataclasses.replace(f, path=f.path.removeprefix(HOMES["crd"])) for f in result.files if f.generator == "crd"
-        ]
-        rest = [f for f in result.files if f.generator != "crd"]
-        targets = [
-            (options.output, rest, tuple(g for g in options.selected if g != "crd"), HOMES),
-            (options.crd_output, crds, ("crd",), {"crd": ""}),
-        ]
-    _emit(targets, verify_only, options.input, force)
+    # CRDs and webhook manifests in directories of their own (kubebuilder's config/crd/bases and
+    # config/webhook), like controller-gen's output:<generator>:artifacts:config: written,
+    # checked and cleaned as further output roots. The webhook module stays in the output.
+    rest, scope, extra = result.files, options.selected, []
+    for name, root in (("crd", options.crd_output), ("webhook", options.webhook_output)):
+        if root is None or name not in options.selected:
+            continue
+        moved = [f for f in rest if f.generator == name and f.path.startswith(HOMES[name])]
+        rest = [f for f in rest if f not in moved]
+        if name == "crd":
+            scope = tuple(g for g in scope if g != "crd")
+        extra.append((root, [dataclasses.replace(f, path=f.path.removeprefix(HOMES[name])) for f in moved], (name,),
+                      {name: ""}))  # fmt: skip
+    _emit([(options.output, rest, scope, HOMES), *extra], verify_only, options.input, force)
 
 
 def _emit(targets, verify_only: bool, input_dir: Path, force: bool = False) -> None:
@@ -608,6 +609,19 @@ def _serve_token(token: str | None, token_file: Path | None) -> str | None:
             err=True,
         )
     return token
+
+
+@main.command(
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []},
+    short_help="Serve the generated conversion and admission webhooks over TLS.",
+)
+@click.argument("arguments", nargs=-1, type=click.UNPROCESSED)
+def webhook(arguments: tuple[str, ...]) -> None:
+    """Serve the generated webhook application (webhook.py) over TLS; `kgen webhook -h` for
+    its options. It needs only the runtime and the webhook extra, not the code generator."""
+    from kgen.webhook.cli import main as serve_webhooks
+
+    serve_webhooks(list(arguments))
 
 
 @main.command(name="protobuf-tags")

@@ -9,7 +9,13 @@ from kgen.extras import EXTRAS, install_command
 
 
 def main() -> None:
-    """Run the command line, or explain what is missing."""
+    """Run the command line, or explain what is missing. `kgen webhook` needs no code
+    generator (an operator's image has the runtime and the webhook extra only)."""
+    if sys.argv[1:2] == ["webhook"]:
+        from kgen.webhook.cli import main as webhook
+
+        webhook(sys.argv[2:])
+        return
     try:
         from kgen.cli import main as cli
     except ModuleNotFoundError as err:

@@ -15,6 +15,7 @@ DISTRIBUTION = "kgen-k8s"
 EXTRAS: dict[str, tuple[str, ...]] = {
     "codegen": ("tree_sitter", "tree_sitter_go", "jinja2", "libcst", "click", "black", "grpc_tools"),
     "serve": ("starlette", "uvicorn", "cryptography"),
+    "webhook": ("uvicorn",),
     "msgspec": ("msgspec",),
     "http2": ("h2",),
     "test": ("hypothesis",),

@@ -9,6 +9,7 @@ from typing import Any
 
 from kgen.source import buildtags
 from kgen.source.modules import ModFileError, Workspace
+from kgen.webhook_settings import SettingsError, conversion_settings, webhook_settings
 
 
 class OptionsError(ValueError):
@@ -42,8 +43,15 @@ class Options:
     """Where CRD manifests go instead of `<output>/crds` (controller-gen's
     `output:crd:artifacts:config=config/crd/bases`; `[tool.kgen.crd] output`)."""
     crd_conversion: dict[str, Any] = field(default_factory=dict)
-    """The conversion webhook of multi-version CRDs (`[tool.kgen.crd.conversion]`: service-name,
-    service-namespace, path, port); without it, their conversion strategy is None."""
+    """The conversion webhook of multi-version CRDs (`[tool.kgen.crd.conversion]`, checked by
+    `kgen.webhook_settings`); without it (and without `webhook`), their conversion strategy
+    is None."""
+    webhook: dict[str, Any] = field(default_factory=dict)
+    """The admission webhooks of the custom resources (`[tool.kgen.webhook]`, checked by
+    `kgen.webhook_settings`); without it, only `+kubebuilder:webhook` markers make any."""
+    webhook_output: Path | None = None
+    """Where the webhook manifests go instead of `<output>/webhooks` (kubebuilder's
+    `config/webhook`; `[tool.kgen.webhook] output`)."""
     strict: bool = False
     """Warnings are errors (`--strict`, `strict = true`)."""
     templates: Path | None = None
@@ -89,7 +97,7 @@ def load_config(path: Path) -> tuple[dict[str, Any], Path]:
         raise OptionsError(f"{path}: [tool.kgen] must be a table")
     known = {
         "input", "output", "module", "import-map", "import_map", "generators", "tags", "hooks-package", "crd",
-        "strict", "templates", "models", "compat", "lint",
+        "strict", "templates", "models", "compat", "lint", "webhook",
     }  # fmt: skip
     unknown = sorted(set(table) - known)
     if unknown:
@@ -116,19 +124,7 @@ def load_config(path: Path) -> tuple[dict[str, Any], Path]:
     for key in ("output",):
         if key in crd and (not isinstance(crd[key], str) or not crd[key]):
             raise OptionsError(f"{path}: [tool.kgen.crd] {key} must be a directory path")
-    conversion = crd.get("conversion", {})
-    if not isinstance(conversion, dict) or set(conversion) - _CONVERSION_SETTINGS:
-        raise OptionsError(
-            f"{path}: [tool.kgen.crd.conversion] takes {', '.join(sorted(_CONVERSION_SETTINGS))} "
-            "(the webhook Service that converts between versions)"
-        )
-    for key, value in conversion.items():
-        if key == "port" and (not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 65535):
-            raise OptionsError(f"{path}: [tool.kgen.crd.conversion] port must be a port number, got {value!r}")
-        if key != "port" and (not isinstance(value, str) or not value):
-            raise OptionsError(f"{path}: [tool.kgen.crd.conversion] {key} must be a non-empty string")
-    if conversion and not {"service-name", "service-namespace"} <= set(conversion):
-        raise OptionsError(f"{path}: [tool.kgen.crd.conversion] needs service-name and service-namespace")
+    _webhook_settings(table, path.parent, path)
     if not isinstance(table.get("lint", {}), dict):
         raise OptionsError(f"{path}: [tool.kgen.lint] must be a table")
     if not isinstance(table.get("strict", False), bool):
@@ -138,6 +134,17 @@ def load_config(path: Path) -> tuple[dict[str, Any], Path]:
             f"{path}: [tool.kgen] models = {table['models']!r} is not a model backend (one of: {', '.join(MODEL_BACKENDS)})"
         )
     return table, path.parent
+
+
+def _webhook_settings(table: dict[str, Any], base: Path, path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The CRDs' conversion webhook and the admission webhooks, checked and normalised
+    (`kgen.webhook_settings`; a CA bundle file is read)."""
+    try:
+        conversion = conversion_settings(table.get("crd", {}).get("conversion", {}), base)
+        webhook = webhook_settings(table.get("webhook", {}), base)
+    except SettingsError as error:
+        raise OptionsError(f"{path}: {error}") from None
+    return conversion, webhook
 
 
 _STRING_SETTINGS = ("input", "output", "module", "hooks-package", "templates", "models")
@@ -205,7 +212,6 @@ def _key_line(path: Path, table: str, key: str) -> str:
 
 _CRD_SETTINGS = {"max-description-length", "embedded-object-meta", "output", "conversion"}
 """controller-gen's crd options, as `[tool.kgen.crd]` names them."""
-_CONVERSION_SETTINGS = {"service-name", "service-namespace", "path", "port"}
 
 
 def parse_import_map(entries: list[str] | dict[str, str], base: Path) -> dict[str, Path]:
@@ -243,6 +249,7 @@ def resolve_options(
     """Merge flags over the config file over defaults, and check the result. `defaults`: the
     generators that run when the settings name none (every `registered` one if None)."""
     config, base = load_config(config_path)
+    conversion, webhook = _webhook_settings(config, base, config_path)
     cwd = Path.cwd()
     input_dir = (cwd / input) if input else (base / config.get("input", "apis"))
     output_dir = (cwd / output) if output else (base / config.get("output", "generated"))
@@ -288,7 +295,9 @@ def resolve_options(
             else bool(config.get("crd", {}).get("embedded-object-meta", False))
         ),
         crd_output=(base / config["crd"]["output"]) if config.get("crd", {}).get("output") else None,
-        crd_conversion=dict(config.get("crd", {}).get("conversion", {})),
+        crd_conversion=conversion,
+        webhook=webhook,
+        webhook_output=(base / config["webhook"]["output"]) if config.get("webhook", {}).get("output") else None,
         strict=strict if strict is not None else bool(config.get("strict", False)),
         templates=_templates(config, base),
         models=models or config.get("models", MODEL_BACKENDS[0]),

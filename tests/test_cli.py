@@ -72,6 +72,7 @@ def test_generate_then_verify_is_clean_and_twice_changes_no_byte(cli, project):
         "openapi/api-rule-violations.list",
         "openapi/swagger.json",
         "openapi/v3/apis/widgets.example.com/v1.json",
+        "webhook.py",
         "widgets/__init__.py",
         "widgets/v1/__init__.py",
         "widgets/v1/client.py",

@@ -114,6 +114,20 @@ def test_the_runtime_never_imports_the_code_generator():
     assert offending == []
 
 
+def test_the_webhook_app_needs_only_the_runtime():
+    """An operator's image runs `kgen webhook` with the runtime and uvicorn: kgen.webhook
+    imports neither the code generator nor the API server (nor their extras)."""
+    allowed = ("kgen.runtime", "kgen.webhook", "kgen.extras")
+    offending = sorted(
+        (module, target)
+        for module, targets in _graph().items()
+        if module.startswith("kgen.webhook") and module != "kgen.webhook_settings"
+        for target in targets
+        if not target.startswith(allowed)
+    )
+    assert offending == []
+
+
 def test_the_checker_finds_a_circle_hidden_in_a_function():
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 

@@ -167,6 +167,10 @@ _SLOTS = ("pkg", "T_MODE", "C_FAST", "T_NAMES", "T_KIND", "T_CONFIG", "T_SPEC", 
 
 _CONVERTED = {"pkg": "// +k8s:protobuf-gen=package\n// +k8s:conversion-gen=example.com/op/apis/ops", "internal": ""}
 _TWO_VERSIONS = {"v2": ""}
+_WEBHOOK = (
+    "// +kubebuilder:webhook:path=/validate-ops,mutating=false,failurePolicy=fail,sideEffects=None,groups=ops.example.com,"
+    "resources=widgets,verbs=create;update,versions=v1,name=vwidget.ops.example.com,admissionReviewVersions=v1"
+)
 _COSTLY = "// +kubebuilder:validation:XValidation:rule=\"self.all(x, self.all(y, self.all(z, x + y + z != 'abc')))\""
 
 SAMPLES: dict[str, dict[str, str]] = {
@@ -265,6 +269,10 @@ SAMPLES: dict[str, dict[str, str]] = {
     "enum": {"T_MODE": "// +enum"},
     "featureGate": {"F_NAME": "// +featureGate=MyGate"},
     "resourceName": {"T_KIND": _DEFAULTS["T_KIND"] + "\n// +resourceName=gadgets"},
+    "kubebuilder:webhook": {"pkg": "// +k8s:protobuf-gen=package\n" + _WEBHOOK},
+    "kubebuilder:webhookconfiguration": {
+        "pkg": "// +k8s:protobuf-gen=package\n" + _WEBHOOK + "\n// +kubebuilder:webhookconfiguration:mutating=false,name=ops"
+    },
     "genclient": {"T_KIND": "// +kubebuilder:object:root=true\n// +genclient"},
     "genclient:nonNamespaced": {"T_KIND": _DEFAULTS["T_KIND"] + "\n// +genclient:nonNamespaced"},
     "genclient:noVerbs": {"T_KIND": _DEFAULTS["T_KIND"] + "\n// +genclient:noVerbs"},

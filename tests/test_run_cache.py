@@ -92,6 +92,7 @@ def test_every_option_that_is_not_hashed_another_way_changes_the_key(tmp_path, m
         "module": "example.com/other", "generators": ("models",), "only": ("models",),
         "tags": frozenset({"other"}), "hooks_package": "hooks", "crd_max_description_length": 10,
         "crd_embedded_object_meta": True, "crd_conversion": {"strategy": "Webhook"}, "models": "msgspec",
+        "webhook": {"service-name": "w", "service-namespace": "n"},
     }  # fmt: skip
     fields = {f.name for f in dataclasses.fields(options)}
     assert fields == set(probes) | set(cache.OPTIONS_NOT_IN_KEY), "give a new option a probe here"

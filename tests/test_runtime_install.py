@@ -33,8 +33,14 @@ spec: {params: [a, b], ports: [{name: http, port: 80}]}
 v1.defaulters.default_Frobber(frobber)
 errors = v1.validation.validate_Frobber(frobber)
 old = SCHEME.convert(frobber, "example.kgen.dev/v1beta1")
+import generated.webhook
+review = generated.webhook.webhooks().review("/convert", {"apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "ConversionReview", "request": {"uid": "u", "desiredAPIVersion": "example.kgen.dev/v1beta1",
+    "objects": [frobber.to_dict()]}})
+converted = review["response"]["convertedObjects"][0]["apiVersion"]
 missing = [m for m in sys.argv[1:] if importlib.util.find_spec(m) is not None]
-print(json.dumps({"errors": [str(e) for e in errors], "old": type(old).__name__, "present": missing}))
+print(json.dumps({"errors": [str(e) for e in errors], "old": type(old).__name__, "present": missing,
+                  "converted": converted}))
 """
 
 
@@ -70,13 +76,25 @@ def test_the_runtime_alone_runs_generated_code(runtime_venv, tmp_path):
     import json
 
     result = json.loads(done.stdout)
-    assert result == {"errors": [], "old": "Frobber", "present": []}
+    assert result == {"errors": [], "old": "Frobber", "present": [], "converted": "example.kgen.dev/v1beta1"}
 
 
 def test_the_kgen_command_of_the_runtime_says_how_to_get_the_generator(runtime_venv):
     done = subprocess.run([runtime_venv.parent / "kgen", "generate"], capture_output=True, text=True)
     assert done.returncode == 2
     assert "install it with: pip install 'kgen-k8s[codegen]'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_kgen_webhook_of_the_runtime_says_how_to_get_the_server(runtime_venv, tmp_path):
+    """The webhook application loads on the runtime alone; serving it asks for the webhook extra."""
+    project = tmp_path / "project"
+    shutil.copytree(REPO / "generated", project / "generated", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "apis", project / "apis", ignore=shutil.ignore_patterns("__pycache__", "*.go"))
+    command = [runtime_venv.parent / "kgen", "webhook", "--no-tls", "--address", "127.0.0.1"]
+    done = subprocess.run(command, cwd=project, capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "needs the webhook extra (uvicorn not installed): pip install 'kgen-k8s[webhook]'" in done.stderr
     assert "Traceback" not in done.stderr
 
 

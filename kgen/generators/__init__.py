@@ -24,6 +24,7 @@ from kgen.generators import (
     scheme,
     strategies,
     validation,
+    webhook,
 )
 from kgen.generators.options import GeneratorOptions
 from kgen.ir.model import Universe
@@ -43,6 +44,7 @@ GENERATORS: dict[str, Generator] = {
     crd.NAME: crd.generate,
     protobuf.NAME: protobuf_python.generate,
     client.NAME: client.generate,
+    webhook.NAME: webhook.generate,
 }
 
 #: Checks that run before any generator: problems a generator would meet, as diagnostics.
@@ -55,6 +57,7 @@ CHECKS: dict[str, Callable[[Universe, Diagnostics], None]] = {
     crd.NAME: crd.check,
     protobuf.NAME: protobuf.check,
     client.NAME: client.check,
+    webhook.NAME: webhook.check,
 }
 
 #: Generators that run only when asked for (`generators` in [tool.kgen], or --only): the
@@ -67,7 +70,7 @@ DEFAULTS = tuple(name for name in GENERATORS if name not in OPT_IN)
 #: The directories of the output root that hold one generator's files and nothing else:
 #: a file of that generator there that a run does not produce is an orphan, wherever it is
 #: (a renamed group's OpenAPI document, the CRD of a removed kind).
-HOMES: dict[str, str] = {openapi.NAME: openapi.HOME, crd.NAME: crd.HOME}
+HOMES: dict[str, str] = {openapi.NAME: openapi.HOME, crd.NAME: crd.HOME, webhook.NAME: webhook.HOME}
 
 #: Generators of schemas and IDL (not Python modules).
 SCHEMA_GENERATORS = ("openapi", "crd", "protobuf")

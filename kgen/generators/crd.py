@@ -24,6 +24,7 @@ import yaml
 from kgen.diagnostics import Diagnostics, Position
 from kgen.generators.options import GeneratorOptions
 from kgen.generators.schema import SchemaBuilder
+from kgen.ir import facts
 from kgen.ir.facts import custom_resources, per_universe, pluralize, storage
 from kgen.ir.model import Constraints, Package, TypeDef, TypeRef, Universe
 from kgen.render import GeneratedFile, header
@@ -109,7 +110,9 @@ def _truncate(text: str, limit: int) -> str:
 _SENTENCE_ENDS = frozenset(".!?\u0589\u061f\u06d4\u0964\u0965\u3002\uff01\uff0e\uff1f")
 
 
-def _names(resource: Resource) -> tuple[dict[str, Any], str]:
+def resource_names(resource: Resource | facts.Resource) -> tuple[dict[str, Any], str]:
+    """The CRD's `names` (kind, listKind, plural, singular, short names, categories) and its
+    scope, from the `+kubebuilder:resource` marker of the storage version's kind."""
     kind = _main(resource).kind
     marker = kind.marker("kubebuilder:resource")
     args = marker.args if marker is not None else {}
@@ -143,7 +146,7 @@ def _metadata(resource: Resource) -> dict[str, dict[str, str]]:
     return {key: dict(sorted(values.items())) for key, values in sorted(out.items())}
 
 
-def _main(resource: Resource) -> Version:
+def _main(resource: Resource | facts.Resource) -> Version | facts.ResourceVersion:
     """The version whose markers name the resource: the storage version."""
     return next((v for v in resource.versions if v.storage), resource.versions[0])
 
@@ -196,7 +199,7 @@ def _version(version: Version) -> dict[str, Any]:
 
 
 def manifest(resource: Resource) -> dict[str, Any]:
-    names, scope = _names(resource)
+    names, scope = resource_names(resource)
     versions = sorted(resource.versions, key=lambda v: v.package.version)
     return {
         "apiVersion": "apiextensions.k8s.io/v1",
@@ -304,23 +307,37 @@ def documents(universe: Universe, options: GeneratorOptions) -> list[tuple[Resou
                 version["schema"] = truncate_descriptions(version["schema"], options.crd_max_description_length)
         if len(document["spec"]["versions"]) > 1:
             document["spec"]["conversion"] = conversion_stanza(options.crd_conversion)
+            if "cert-manager" in options.crd_conversion:
+                annotations = document["metadata"].setdefault("annotations", {})
+                annotations[CA_INJECTION_ANNOTATION] = options.crd_conversion["cert-manager"]
         out.append((resource, document))
     return out
 
 
 def conversion_stanza(webhook: dict[str, Any]) -> dict[str, Any]:
     """How the API server converts between a multi-version CRD's versions: through the
-    configured webhook Service (kubebuilder's `/convert` on port 443 unless given), or not
-    at all (strategy None: only the apiVersion changes, which is right only when every
-    version has the same schema)."""
+    configured webhook (a Service, at kubebuilder's `/convert` on port 443 unless given, or
+    an HTTPS URL; with the CA bundle when one is configured), or not at all (strategy None:
+    only the apiVersion changes, which is right only when every version has the same schema)."""
     if not webhook:
         return {"strategy": "None"}
-    service = {"name": webhook["service-name"], "namespace": webhook["service-namespace"],
-               "path": webhook.get("path", "/convert"), "port": webhook.get("port", 443)}  # fmt: skip
+    client: dict[str, Any] = {}
+    if "url" in webhook:
+        client["url"] = webhook["url"]
+    else:
+        client["service"] = {"name": webhook["service-name"], "namespace": webhook["service-namespace"],
+                             "path": webhook.get("path", "/convert"), "port": webhook.get("port", 443)}  # fmt: skip
+    if "ca-bundle" in webhook:
+        client["caBundle"] = webhook["ca-bundle"]
     return {
         "strategy": "Webhook",
-        "webhook": {"clientConfig": {"service": service}, "conversionReviewVersions": ["v1"]},
+        "webhook": {"clientConfig": client, "conversionReviewVersions": webhook.get("review-versions", ["v1"])},
     }
+
+
+CA_INJECTION_ANNOTATION = "cert-manager.io/inject-ca-from"
+"""cert-manager's CA injector fills the caBundle of the object carrying this annotation with
+the CA of the named Certificate (`<namespace>/<name>`), as kubebuilder's config expects."""
 
 
 def generate(universe: Universe, options: GeneratorOptions) -> list[GeneratedFile]:
@@ -519,7 +536,7 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
     found, builder = resources(universe)
     served: dict[tuple[str, str], Resource] = {}
     for resource in found:  # one resource (and CRD file) per plural of a group
-        plural = _names(resource)[0]["plural"]
+        plural = resource_names(resource)[0]["plural"]
         other = served.setdefault((resource.group, plural), resource)
         if other is not resource:
             diagnostics.error(

@@ -68,6 +68,7 @@ AVAILABLE = (
     "conversion",
     "protobuf",
     "client",
+    "webhook",
 )
 
 _BASIC_FACTORIES = {"string": "str", "bool": "bool", "float32": "float", "float64": "float"}

@@ -26,7 +26,10 @@ class GeneratorOptions:
     crd_embedded_object_meta: bool = False
     """controller-gen's crd:generateEmbeddedObjectMeta (see SchemaBuilder)."""
     crd_conversion: dict[str, Any] = field(default_factory=dict)
-    """The conversion webhook Service of multi-version CRDs (service-name, service-namespace,
-    path, port); empty: their conversion strategy is None."""
+    """The conversion webhook of multi-version CRDs (`kgen.webhook_settings.conversion_settings`);
+    empty: the admission webhooks' endpoint when `webhook` names one, else strategy None."""
+    webhook: dict[str, Any] = field(default_factory=dict)
+    """The admission webhooks of the custom resources (`kgen.webhook_settings.webhook_settings`);
+    empty: only `+kubebuilder:webhook` markers make any."""
     models: str = "pydantic"
     """The model backend: "pydantic" or "msgspec" (`kgen.runtime.structs`)."""

@@ -41,6 +41,17 @@ class PackageLoading:
                     marker = REGISTRY.parse(raw, Scope.PACKAGE, self.diagnostics)
                     if marker is not None:
                         package_markers.append(marker)
+            # controller-tools reads a package marker from any comment that documents no
+            # declaration (kubebuilder writes +kubebuilder:webhook above its webhook code)
+            documented = set(map(id, go_file.package_doc))
+            for block in go_file.comment_blocks:
+                if id(block) in documented:
+                    continue
+                for raw in extract_markers(block):
+                    if REGISTRY.is_floating(raw.text):
+                        marker = REGISTRY.parse(raw, Scope.PACKAGE, self.diagnostics)
+                        if marker is not None:
+                            package_markers.append(marker)
             for decl in go_file.types:
                 previous = decls.get(decl.name)
                 if previous is not None:

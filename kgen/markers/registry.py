@@ -132,6 +132,17 @@ def _list(text: str) -> list[str]:
     return [grammar.unquote(p) for p in grammar.split_top_level(text, separator) if p.strip()]
 
 
+def _strings(text: str) -> list[str]:
+    """controller-tools' []string argument: `a;b`, `{a,b}`, or one string, where a quoted
+    empty string is an item (`groups=""` is the core group)."""
+    text = text.strip()
+    if text.startswith("{") and text.endswith("}"):
+        parts = grammar.split_top_level(text[1:-1], ",")
+    else:
+        parts = grammar.split_top_level(text, ";")
+    return [grammar.unquote(p) for p in parts if p.strip()]
+
+
 def _one_of(*choices: str) -> Callable[[str], str]:
     def parse(text: str) -> str:
         value = grammar.unquote(text)
@@ -182,6 +193,9 @@ class MarkerDef:
     keyword_args: dict[str, Callable[[str], Any]] | None = None  # controller-gen `:k=v,...`
     paren_args: dict[str, Callable[[str], Any]] | None = None  # `(k: v)`; "" is positional
     value_optional: bool = False
+    floating: bool = False
+    """A package marker that may be written in any comment of any file of the package (as
+    controller-tools reads `+kubebuilder:webhook`), not only above the package clause."""
     inert: str = ""
     """Why the marker, known and checked, changes nothing kgen writes (it steers Go code or
     says what kgen does anyway); `kgen markers` shows it."""
@@ -213,6 +227,14 @@ class Registry:
 
     def lookup(self, name: str) -> MarkerDef | None:
         return self.definitions.get(name)
+
+    def is_floating(self, text: str) -> bool:
+        """Whether a marker line (without its `+`) is of a floating package marker."""
+        return any(
+            text == d.name or text.startswith((d.name + ":", d.name + "="))
+            for d in self.definitions.values()
+            if d.floating
+        )
 
     def parse(self, raw: grammar.RawMarker, scope: Scope, diagnostics: Diagnostics) -> Marker | None:
         """Parse one marker line; report problems; None when the marker is unknown or bad."""
@@ -246,6 +268,8 @@ class Registry:
                 diagnostics.warning(position, f"unknown marker +{syntax.name}{hint}")
             return None
         if scope not in definition.scopes:
+            if definition.floating:
+                return None  # read from every comment of the file at package scope already
             where = " or ".join(s.value + "s" for s in sorted(definition.scopes, key=list(Scope).index))
             diagnostics.warning(
                 position, f"marker +{definition.name} is for {where}; on a {scope.value} it has no effect"
@@ -656,6 +680,17 @@ def _build_registry() -> Registry:
         "CRD labels and annotations",
         keyword_args={"annotations": _list, "labels": _list},
     )
+    # controller-tools' webhook markers (pkg/webhook/parser.go Config and WebhookConfig).
+    r.add("kubebuilder:webhook", {P}, None, "an admission webhook of the webhook manifests", repeatable=True,
+          floating=True,
+          keyword_args={"mutating": _bool, "failurePolicy": _string, "matchPolicy": _string, "sideEffects": _string,
+                        "timeoutSeconds": _int, "groups": _strings, "resources": _strings, "verbs": _strings,
+                        "versions": _strings, "name": _string, "serviceName": _string, "serviceNamespace": _string,
+                        "path": _string, "servicePort": _int, "webhookVersions": _strings,
+                        "admissionReviewVersions": _strings, "reinvocationPolicy": _string, "url": _string,
+                        "patch": _string})  # fmt: skip
+    r.add("kubebuilder:webhookconfiguration", {P}, None, "the name of the Mutating or ValidatingWebhookConfiguration",
+          repeatable=True, floating=True, keyword_args={"mutating": _bool, "name": _string})  # fmt: skip
     r.add("kubebuilder:default", {T, F}, _json_or_bare, "default value applied when the field is unset")
     r.add("kubebuilder:example", {T, F}, _json_or_bare, "example value")
     r.add("kubebuilder:title", {T, F}, _string, "schema title")

@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "INTERNAL_VERSION", "MAX_DOCUMENT_DEPTH", "MAX_REQUEST_BODY_BYTES", "SCHEME", "APIError", "DecodeResult",
-    "DecodeError", "FieldValidation", "GroupVersion", "GroupVersionKind", "Scheme", "StatusCause", "bad_request", "cannot_handle",
+    "DecodeError", "FieldValidation", "GroupVersion", "GroupVersionKind", "Scheme", "StatusCause", "bad_request",
+    "cannot_handle", "decoding_error",
     "load_all", "version_priority",
 ]  # fmt: skip
 
@@ -220,6 +221,24 @@ class Scheme:
         errors: list[FieldError] = validator(obj, None, old, options)
         return errors
 
+    def validate_served(
+        self, obj: Any, old: Any = None, options: Any = None, scope: Scope = DEFAULT_SCOPE
+    ) -> list[FieldError]:
+        """The validation errors of an object of a served version (and of the update from
+        `old`, in the same version) as the API server's typed flow finds them: the internal
+        version's validation (hand-written rules, metadata) of the object converted with
+        `scope`, then the version's own declarative validation, each error once. A kind
+        without a hub has only its own."""
+        if not self.converts(obj) or self.kind_of(obj).version == INTERNAL_VERSION:
+            return self.validate(obj, old, options)
+        internal = self.to_internal(obj, scope)
+        old_internal = self.to_internal(old, scope) if old is not None else None
+        errors = self.validate(internal, old_internal, options) + self.validate(obj, old, options)
+        unique: dict[str, FieldError] = {}
+        for error in errors:
+            unique.setdefault(str(error), error)
+        return list(unique.values())
+
     def check_valid(self, obj: Any, old: Any = None, options: Any = None) -> Any:
         """The object, or the API server's 422 `Invalid` error listing every validation error."""
         errors = self.validate(obj, old, options)
@@ -295,16 +314,35 @@ class Scheme:
         try:
             obj = cls.from_json(raw)
         except ValueError as err:  # pydantic's ValidationError and msgspec's DecodeError are ValueErrors
-            backend = backend_of(cls)
-            said = backend.decode_problems(cls, document, err) if backend is not None else None
+            said = decoding_error(cls, gvk, document, err)
             if said is None:
                 raise
-            causes = [StatusCause("FieldValueInvalid", message, field) for message, field in said]
-            problem = "; ".join(f"{c.field}: {c.message}" if c.field else c.message for c in causes)
-            raise cannot_handle(kind, group_version.version, problem, causes) from None
+            raise said from None
         if default:
             self.default(obj)
         return DecodeResult(obj, gvk, warnings)
+
+    def converts(self, obj_or_cls: Any) -> bool:
+        """Whether the kind of this object (or class) converts through a hub: an internal
+        version, or a served version registered as the hub (`add_hub`). A kind served in
+        one version without either is its own internal form."""
+        cls = obj_or_cls if isinstance(obj_or_cls, type) else type(obj_or_cls)
+        return cls in self._to_internal or self.kind_of(cls).version == INTERNAL_VERSION
+
+    def from_internal(self, internal: Any, api_version: str, scope: Scope = DEFAULT_SCOPE) -> Any:
+        """An object of the internal version (what `to_internal` returned) in a served
+        version of its group; `internal` itself is not copied first, nor changed."""
+        source = self.kind_of(internal)
+        target = GroupVersion.parse(api_version)
+        if target.version == source.version:
+            return internal.deep_copy()
+        if self._pending_from_internal:
+            self._resolve_pending()
+        try:
+            convert = self._from_internal[(type(internal), target)]
+        except KeyError:
+            raise bad_request(f"{source.kind} is not served in version {api_version}") from None
+        return convert(internal, scope)
 
     def to_internal(self, obj: Any, scope: Scope = DEFAULT_SCOPE) -> Any:
         """The object in its group's internal version."""
@@ -364,6 +402,19 @@ def cannot_handle(kind: str, version: str, problem: str, causes: list[StatusCaus
 
 SCHEME = Scheme()
 """The process-wide scheme that generated packages register themselves in when imported."""
+
+
+def decoding_error(cls: type, gvk: GroupVersionKind, document: Any, error: Exception) -> APIError | None:
+    """The API server's 400 for data a model's decoder refused (`Frobber in version "v1"
+    cannot be handled as a Frobber: spec.replicas: ...`, one cause per field), or None when
+    `error` is not one of the model backend's decoding errors."""
+    backend = backend_of(cls)
+    said = backend.decode_problems(cls, document, error) if backend is not None else None
+    if said is None:
+        return None
+    causes = [StatusCause("FieldValueInvalid", message, field) for message, field in said]
+    problem = "; ".join(f"{c.field}: {c.message}" if c.field else c.message for c in causes)
+    return cannot_handle(gvk.kind, gvk.version, problem, causes)
 
 
 # -- strict field validation --------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 The generated `validation.py` calls `validate_<Type>(obj, path)` after the declarative
 checks of that type, and `validate_<Type>_update(new, old, path)` on update; both return
-field errors (or nothing).
+field errors (or nothing). The admission webhook (generated `webhook.py`) also reads
+`warnings_<Kind>(obj)` and `warnings_<Kind>_update(new, old)`: warnings for allowed requests.
 """
 
 from __future__ import annotations
@@ -35,3 +36,16 @@ def validate_Frobber_update(new, old, path):
             )
         ]
     return []
+
+
+def warnings_Frobber(obj):
+    """Admission warnings (the API server's WarningsOnCreate): allowed, but unwise."""
+    interval = obj.spec.interval
+    if interval is not None and 0 < interval.total_seconds() < 60:
+        return [f"spec.interval: frobbing every {interval.total_seconds():g}s wears the widgets out; 1m or more is kinder"]
+    return []
+
+
+def warnings_Frobber_update(new, old):
+    """Admission warnings on update (WarningsOnUpdate): those of the new object."""
+    return warnings_Frobber(new)

@@ -49,11 +49,17 @@ def check(universe: Universe, diagnostics: Diagnostics) -> None:
         for hook in package.hooks:
             if hook.module == "validation" and hook.name.startswith(HOOK_PREFIX):
                 rest = hook.name[len(HOOK_PREFIX) :]
-                if rest not in package_hooks and rest.removesuffix("_update") not in package_hooks:
+                kinds = {t.python_name for t in package.types if t.is_kind}
+                if (
+                    rest not in package_hooks
+                    and rest.removesuffix("_update") not in package_hooks
+                    and rest.removesuffix("_delete") not in kinds  # admission's (the webhook generator's)
+                ):
                     diagnostics.warning(
                         Position.parse(hook.position),
                         f"{hook.name} matches no struct type of package {package.import_path}, so it is never called; "
-                        "validation hooks are named validate_<Type>(obj, path) or validate_<Type>_update(new, old, path)",
+                        "validation hooks are named validate_<Type>(obj, path), validate_<Type>_update(new, old, path) "
+                        "or validate_<Kind>_delete(obj)",
                     )
 
 
