@@ -1192,6 +1192,8 @@ def test_discovery_and_openapi(http):
         "validatingadmissionpolicies",
         "validatingadmissionpolicies/status",
         "validatingadmissionpolicybindings",
+        "mutatingwebhookconfigurations",  # the webhooks' configurations share the group (test_admission_webhooks.py)
+        "validatingwebhookconfigurations",
     }
     assert not listed["validatingadmissionpolicies"]["namespaced"]
     assert listed["validatingadmissionpolicybindings"]["categories"] == ["api-extensions"]

@@ -168,6 +168,8 @@ class ServedAPI:
         """Each generated custom resource (by group and plural): served by its endpoints
         while the CRD the generator wrote for it is the one installed."""
         self.admission: Any = None
+        self.webhook_admission: Any = None
+        """The admission webhooks (`kgen.serve.admissionwebhooks.WebhookAdmission`)."""
         """The ValidatingAdmissionPolicy stage (`kgen.serve.policies.Admission`)."""
         self.stopping = threading.Event()
         """Set when the server shuts down (background work stops)."""
@@ -226,6 +228,9 @@ class ServedAPI:
         from kgen.serve import policies
 
         self.admission = policies.Admission(self)  # admission policies, served and enforced
+        from kgen.serve.admissionwebhooks import WebhookAdmission
+
+        self.webhook_admission = WebhookAdmission(self)  # the webhooks of the stored configurations
         for resource, flow, info, store, document in policies.served(self):
             self.endpoints[(resource.group, resource.storage_version, resource.plural)] = Endpoint(
                 resource, resource.versions[0], flow, info, store, document

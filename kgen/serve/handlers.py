@@ -352,10 +352,14 @@ async def create(call: Call) -> Response:
         name = versioned["metadata"].get("name") or versioned["metadata"].get("generateName", "")
         await check_namespace_accepts(call.api, call.namespace, call.endpoint, name)
     flow = call.endpoint.flow
+    review = review_of(call)
+    decoded = result.object
+    if call.api.webhook_admission.hooks(mutating=True):  # calls to webhooks: not on the event loop
+        decoded = await work.run(call.api.webhook_admission.mutate, review, "CREATE", decoded, versioned, None)
     if getattr(flow, "remote_conversion", False):  # a webhook call: not on the event loop
-        stored = await work.run(flow.to_storage, result.object, None)
+        stored = await work.run(flow.to_storage, decoded, None)
     else:
-        stored = flow.to_storage(result.object, None)
+        stored = flow.to_storage(decoded, None)
     if call.endpoint.namespaced:
         stored.setdefault("metadata", {})["namespace"] = call.namespace
     else:
@@ -363,7 +367,6 @@ async def create(call: Call) -> Response:
     managed = call.endpoint.field_manager().update(None, versioned, manager)
     with_managed_fields(stored, managed)
     call.deprecation()
-    review = review_of(call)
 
     async def write(without_managed_fields: bool) -> Response:
         response: Response = await call.endpoint.async_store(call.version, review=review).create(
@@ -389,9 +392,13 @@ async def update(call: Call) -> Response:
     endpoint, flow = call.endpoint, call.endpoint.flow
     field_manager = endpoint.field_manager(call.subresource)
 
+    review = review_of(call)
+
     def transform(current: dict[str, Any] | None) -> dict[str, Any]:
-        stored = flow.to_storage(result.object, current)
         live = flow.from_storage(current, call.version) if current is not None else None
+        operation = "UPDATE" if current is not None else "CREATE"
+        decoded = call.api.webhook_admission.mutate(review, operation, result.object, versioned, live)
+        stored = flow.to_storage(decoded, current)
         return with_managed_fields(stored, field_manager.update(live, versioned, manager))
 
     def answer(outcome: UpdateResult) -> Response:
@@ -399,7 +406,6 @@ async def update(call: Call) -> Response:
         return represent(call, flow.from_storage(outcome.object, call.version), representation, status_code=status_code)
 
     call.deprecation()
-    review = review_of(call)
 
     async def write(without_managed_fields: bool) -> Response:
         response: Response = await endpoint.async_store(call.version, review=review).guaranteed_update(

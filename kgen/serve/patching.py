@@ -116,7 +116,10 @@ async def patch(call: Call) -> Response:
             decoded = result.object if isinstance(result.object, dict) else result.object.to_dict()
             new = field_manager.update(live, decoded, manager)
         warnings.extend(result.warnings)
-        stored = flow.to_storage(result.object, current)
+        decoded_object = call.api.webhook_admission.mutate(
+            review, "UPDATE" if live is not None else "CREATE", result.object, _as_dict(result.object), live
+        )
+        stored = flow.to_storage(decoded_object, current)
         metadata = stored.setdefault("metadata", {})
         if endpoint.namespaced:
             metadata.setdefault("namespace", call.namespace)
@@ -165,3 +168,7 @@ def patched_object(patch_type: str, live: dict[str, Any], body: bytes, type_ref:
         assert patch_type == STRATEGIC_MERGE_PATCH
         patched = apply_strategic_merge_patch(live, body, type_ref, custom_resource=False)
     return patched
+
+
+def _as_dict(obj: Any) -> dict[str, Any]:
+    return obj if isinstance(obj, dict) else obj.to_dict()

@@ -4,7 +4,9 @@
 - Events of core v1 and of events.k8s.io/v1, one stored object read and written through
   both groups (`events`): what an operator framework posts, after finding `v1/events`
   in discovery;
-- coordination.k8s.io/v1 Leases (`leases`): what leader election holds.
+- coordination.k8s.io/v1 Leases (`leases`): what leader election holds;
+- admissionregistration.k8s.io/v1 Mutating- and ValidatingWebhookConfigurations
+  (`webhookconfigs`): which admission webhooks `kgen serve` calls (`kgen.serve.admissionwebhooks`).
 
 Each kind is kgen's own definition of the Go type (`types`): requests are decoded as the
 API server's typed decoder decodes them (a field of the wrong type is its 400, unknown
@@ -26,9 +28,12 @@ from kgen.serve.builtins.core import CONFIG_MAPS, SECRETS, SERVICE_ACCOUNTS
 from kgen.serve.builtins.events import CORE_EVENTS, EVENTS
 from kgen.serve.builtins.flow import BuiltinFlow, BuiltinKind
 from kgen.serve.builtins.leases import LEASES
+from kgen.serve.builtins.webhookconfigs import MUTATING, VALIDATING
 from kgen.serve.loader import Resource
 
-KINDS: tuple[BuiltinKind, ...] = (CONFIG_MAPS, SECRETS, SERVICE_ACCOUNTS, CORE_EVENTS, EVENTS, LEASES)
+KINDS: tuple[BuiltinKind, ...] = (
+    CONFIG_MAPS, SECRETS, SERVICE_ACCOUNTS, CORE_EVENTS, EVENTS, LEASES, MUTATING, VALIDATING,
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,9 @@ class BuiltinKind:
     storage_group: str | None = None
     """The group of the stored kind, which Invalid errors name (None: `group`)."""
     short_names: tuple[str, ...] = ()
+    namespaced: bool = True
+    protobuf: bool = True
+    """Whether the kind is served as protobuf too (besides JSON and YAML)."""
     columns: tuple[PrinterColumn, ...] = ()
     field_labels: Mapping[str, Callable[[dict[str, Any]], str]] = field(default_factory=dict)
     """Field selector labels besides metadata.name and metadata.namespace, read from the
@@ -83,7 +86,7 @@ class BuiltinKind:
     def resource(self) -> Resource:
         """What discovery lists for the kind."""
         return Resource(
-            group=self.group, kind=self.kind, plural=self.plural, singular=self.singular, namespaced=True,
+            group=self.group, kind=self.kind, plural=self.plural, singular=self.singular, namespaced=self.namespaced,
             storage_version=self.version, versions=(ServedVersion(self.version, printer_columns=self.columns),),
             list_kind=f"{self.kind}List", short_names=self.short_names,
         )  # fmt: skip
@@ -91,7 +94,7 @@ class BuiltinKind:
     def info(self) -> BuiltinInfo:
         """How the store serves the kind."""
         return BuiltinInfo(
-            group=self.group, version=self.version, resource=self.plural, kind=self.kind, namespaced=True,
+            group=self.group, version=self.version, resource=self.plural, kind=self.kind, namespaced=self.namespaced,
             list_kind=f"{self.kind}List", allow_create_on_update=self.allow_create_on_update,
             allow_unconditional_update=self.allow_unconditional_update, stored_as=self.stored_as,
             labels=self.field_labels, labels_converted=self.labels_converted,
@@ -110,7 +113,8 @@ class BuiltinInfo(ResourceInfo):
     @property
     def field_labels(self) -> tuple[str, ...]:
         """The metadata's labels and the kind's own."""
-        return ("metadata.name", "metadata.namespace", *self.labels)
+        scoped = ("metadata.name", "metadata.namespace") if self.namespaced else ("metadata.name",)
+        return (*scoped, *self.labels)
 
     def unsupported_field_label(self, label: str) -> str:
         """The field label conversion's error: the kind's own, or apimachinery's default."""
@@ -122,7 +126,9 @@ class BuiltinInfo(ResourceInfo):
     def field_values(self, obj: dict[str, Any]) -> dict[str, str]:
         """The values of every label for a stored object."""
         metadata = obj.get("metadata") or {}
-        values = {"metadata.name": metadata.get("name", ""), "metadata.namespace": metadata.get("namespace", "")}
+        values = {"metadata.name": metadata.get("name", "")}
+        if self.namespaced:
+            values["metadata.namespace"] = metadata.get("namespace", "")
         for label, read in self.labels.items():
             values[label] = read(obj)
         return values
@@ -144,11 +150,10 @@ def _summary(body: bytes, limit: int = 30) -> str:
 class BuiltinFlow:
     """Decoding, conversion and validation of one built-in kind in one version."""
 
-    protobuf = True
-    """Built-in kinds have a protobuf encoding."""
-
     def __init__(self, kind: BuiltinKind, feature_gates: Mapping[str, bool] | None = None):
         self.builtin = kind
+        self.protobuf = kind.protobuf
+        """Whether the kind has a protobuf encoding (most built-in kinds do)."""
         self.group = kind.group
         self.kind = kind.kind
         self.storage_version = kind.version

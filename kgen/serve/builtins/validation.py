@@ -26,10 +26,10 @@ def _meta(obj: dict[str, Any]) -> Any:
         raise bad_request(f"unable to decode the metadata: {error}") from None
 
 
-def object_meta(obj: dict[str, Any]) -> list[FieldError]:
-    """ValidateObjectMeta of a namespaced object whose name is a DNS subdomain."""
+def object_meta(obj: dict[str, Any], namespaced: bool = True) -> list[FieldError]:
+    """ValidateObjectMeta of an object (namespaced unless told) whose name is a DNS subdomain."""
     errors: list[FieldError] = []
-    validate_object_meta(_meta(obj), Path.root("metadata"), errors, namespaced=True)
+    validate_object_meta(_meta(obj), Path.root("metadata"), errors, namespaced=namespaced)
     return errors
 
 

@@ -53,7 +53,9 @@ def _document(api: ServedAPI) -> dict[str, Any]:
 def served(api: ServedAPI) -> list[tuple[Resource, PolicyFlow, ResourceInfo, ResourceStore, dict[str, Any]]]:
     """What serves the two resources (resource, flow, store info, store, OpenAPI document),
     none when the API defines admissionregistration.k8s.io/v1 itself."""
-    if any(group == types.GROUP and version == types.VERSION for group, version, _ in api.endpoints):
+    if any(
+        r.group == types.GROUP and any(v.version == types.VERSION for v in r.versions) for r in api.loaded.resources
+    ):
         return []
     document = _document(api)
     api.loaded.openapi_v3.setdefault(DOCUMENT_KEY, document)

@@ -139,20 +139,26 @@ class AdmittingStrategy(Strategy):
         """The request's strategy's."""
         self.inner.prepare_for_status_update(obj, old)
 
+    def _admit(self, operation: str, obj: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
+        """The validating admission plugins, in kube-apiserver's order: policies, then webhooks."""
+        api = self.review.api
+        api.admission.review(self.review, operation, obj, old)
+        api.webhook_admission.validate(self.review, operation, obj, old)
+
     def validate_create(self, obj: dict[str, Any]) -> None:
         """The strategy's validation, then admission of a CREATE."""
         self.inner.validate_create(obj)
-        self.review.api.admission.review(self.review, "CREATE", obj, None)
+        self._admit("CREATE", obj, None)
 
     def validate_update(self, obj: dict[str, Any], old: dict[str, Any]) -> None:
         """The strategy's validation, then admission of an UPDATE."""
         self.inner.validate_update(obj, old)
-        self.review.api.admission.review(self.review, "UPDATE", obj, old)
+        self._admit("UPDATE", obj, old)
 
     def validate_delete(self, obj: dict[str, Any]) -> None:
         """The strategy's check, then admission of a DELETE (the stored object as oldObject)."""
         self.inner.validate_delete(obj)
-        self.review.api.admission.review(self.review, "DELETE", None, obj)
+        self._admit("DELETE", None, obj)
 
 
 @dataclass
@@ -478,6 +484,18 @@ class Admission:
         value["spec"] = json_copy(namespace.get("spec") or {})
         value["status"] = json_copy(namespace.get("status") or {})
         return value
+
+    def name_of(self, review: Review, obj: dict[str, Any] | None) -> str:
+        """The name admission sees (the URL's, else the object's; none in a collection delete)."""
+        return self._name(review, obj)
+
+    def namespace_of(self, review: Review) -> str:
+        """The namespace admission sees (a namespace's own name for /namespaces/<name>)."""
+        return self._namespace(review)
+
+    def namespace_labels(self, name: str) -> Mapping[str, str] | None:
+        """The labels of a namespace; the 404 when it does not exist."""
+        return self._namespace_labels(name)
 
     @staticmethod
     def _name(review: Review, obj: dict[str, Any] | None) -> str:

@@ -110,6 +110,11 @@ class CompiledPolicy:
         """An evaluation that failed: denied under Fail, admitted under Ignore."""
         return Decision(deny=self.failure_policy != "Ignore", message=message, error=True)
 
+    def conditions_hold(self, values: dict[str, Any]) -> tuple[bool, str | None]:
+        """Whether every match condition holds, and the error that fails the request (under
+        failurePolicy Fail), as a webhook's match conditions are evaluated too."""
+        return self._matches(values)
+
     def _matches(self, values: dict[str, Any]) -> tuple[bool, str | None]:
         """Whether every match condition holds; the error under failurePolicy Fail."""
         if not self.conditions:
