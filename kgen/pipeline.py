@@ -35,7 +35,7 @@ def build(
 ) -> tuple[Universe, Diagnostics]:
     """Parse the input into the IR; raise InputError when any error was found."""
     diagnostics = diagnostics or Diagnostics()
-    universe = build_universe(_carried(options, BuildOptions, bootstrap=bootstrap), diagnostics)
+    universe = build_universe(carried_options(options, BuildOptions, bootstrap=bootstrap), diagnostics)
     diagnostics.raise_if_errors()
     return universe, diagnostics
 
@@ -75,7 +75,9 @@ def generate(
     # This run writes the selected generators' files; the files that wire modules together
     # import the configured generators' modules, so `--only` never unwires a module it did
     # not regenerate.
-    generator_options = _carried(options, GeneratorOptions, generators=options.selected, wiring=options.generators)
+    generator_options = carried_options(
+        options, GeneratorOptions, generators=options.selected, wiring=options.generators
+    )
     # A user's templates replace kgen's for this run only; they may print any shape, so
     # their modules go through black whole.
     with templates_from(options.templates) as overriding:
@@ -97,7 +99,7 @@ def generate(
 _T = TypeVar("_T")
 
 
-def _carried(options: Options, target: type[_T], **own: Any) -> _T:
+def carried_options(options: Options, target: type[_T], **own: Any) -> _T:
     """`target` (the options of one stage) with every field it shares by name with the
     run's options carried over, and `own` for the rest: an option a stage gains reaches
     it without being copied by hand."""

@@ -53,7 +53,7 @@ SERVE_GENERATORS = (
     "protobuf",
 )
 _MANIFEST = "api.json"
-_MANIFEST_FORMAT = "kgen-serve/3"
+_MANIFEST_FORMAT = "kgen-serve/4"
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,13 +201,19 @@ def _manifest(universe: Any, options: Options) -> dict[str, Any]:
         )
         for r in facts.resources(universe)
     }
-    # The kinds that get a CRD, with their structural schemas: what a cluster validates them by.
-    custom, _ = crd.resources(universe, options.crd_embedded_object_meta)
+    # The kinds that get a CRD, with their structural schemas: what a cluster validates them by,
+    # and the CRD as the generator writes it (its conversion stanza included).
+    from kgen.generators import GeneratorOptions
+    from kgen.pipeline import carried_options
+
+    generated = crd.documents(universe, carried_options(options, GeneratorOptions, generators=options.selected))
+    custom = [resource for resource, _ in generated]
+    crds = {(r.group, r.kind): document for r, document in generated}
     found.update({(r.group, r.kind): r for r in custom})
     custom_kinds = {(r.group, r.kind) for r in custom}
     resources = []
     for (group, kind), resource in sorted(found.items()):
-        document = crd.manifest(resource)
+        document = crds.get((group, kind)) or crd.manifest(resource)
         entry = _resource_entry(document, resource, custom=(group, kind) in custom_kinds)
         # How the CRD converts between versions (crd.conversion_stanza): the generated
         # conversions stand in for a configured webhook; without one only apiVersion changes.

@@ -101,9 +101,11 @@ def serve(
     tls: dict[str, Any] = {}
     if cert_file is not None and key_file is not None:
         tls = {"ssl_certfile": str(cert_file), "ssl_keyfile": str(key_file)}
+    # An API server keeps its connections to a webhook open: a shutdown waits a few seconds
+    # for calls in flight, then closes them (a pod's termination grace period is longer).
     config = uvicorn.Config(
         app, host=host, port=port, lifespan="off", access_log=access_log, log_level="info" if access_log else "warning",
-        **tls,
+        timeout_graceful_shutdown=5, **tls,
     )  # fmt: skip
 
     class Server(uvicorn.Server):
