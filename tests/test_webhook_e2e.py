@@ -152,3 +152,24 @@ def test_the_example_api_served_through_its_webhooks():
             assert unconverted.returncode != 0 and "conversion webhook for example.kgen.dev/v1, Kind=Frobber failed" in unconverted.stderr
     finally:
         webhook.stop()
+
+
+def test_the_generated_manifests_pass_the_servers_checks():
+    """`kubectl apply --dry-run=server --validate=strict` of the generated CRDs and webhook
+    configurations: kgen serve reads them as the API server's typed decoder does (an unknown
+    field is a strict decoding error) and validates them as it does (a webhook with side
+    effects is refused)."""
+    manifests = [REPO / "generated/webhooks/manifests.yaml", *sorted((REPO / "generated/crds").glob("*.yaml"))]
+    with ServeProcess() as server:
+        checked = server.kubectl("apply", "--dry-run=server", "--validate=strict", *(f"-f={m}" for m in manifests))
+        assert checked.stdout.count("(server dry run)") == 4, checked.stdout
+        documents = [d for d in yaml.safe_load_all((REPO / "generated/webhooks/manifests.yaml").read_text()) if d]
+        unknown = json.loads(json.dumps(documents[0]))
+        unknown["webhooks"][0]["sideEffect"] = "None"
+        refused = server.kubectl("apply", "--dry-run=server", "--validate=strict", "-f", "-", input=yaml.safe_dump(unknown), check=False)
+        assert refused.returncode != 0 and 'unknown field "webhooks[0].sideEffect"' in refused.stderr
+        effects = json.loads(json.dumps(documents[1]))
+        effects["webhooks"][0]["sideEffects"] = "Some"
+        invalid = server.kubectl("apply", "--dry-run=server", "-f", "-", input=yaml.safe_dump(effects), check=False)
+        assert invalid.returncode != 0
+        assert 'webhooks[0].sideEffects: Unsupported value: "Some": supported values: "None", "NoneOnDryRun"' in invalid.stderr
