@@ -196,6 +196,40 @@ LOCAL_OBJECT_REFERENCE = Struct(
     fields=(Field("name", STRING, proto=1, description="The object's name."),),
 )
 
+NAMESPACE_CONDITION = Struct(
+    "v1.NamespaceCondition",
+    definition="io.k8s.api.core.v1.NamespaceCondition",
+    description="A problem the namespace controller met deleting the namespace's contents.",
+    fields=(
+        Field("type", Scalar("v1.NamespaceConditionType"), omitempty=False, proto=1, required=True),
+        Field("status", Scalar("v1.ConditionStatus"), omitempty=False, proto=2, required=True),
+        Field("lastTransitionTime", TIME, proto=4),
+        Field("reason", STRING, proto=5),
+        Field("message", STRING, proto=6),
+    ),
+)
+
+NAMESPACE = Struct(
+    "v1.Namespace",
+    definition="io.k8s.api.core.v1.Namespace",
+    description="A namespace: a scope for the names of the objects in it.",
+    fields=(
+        *type_meta(),
+        _metadata(),
+        Field("spec", Struct("v1.NamespaceSpec", definition="io.k8s.api.core.v1.NamespaceSpec", fields=(
+            Field("finalizers", Slice("[]v1.FinalizerName", Scalar("v1.FinalizerName")), proto=1,
+                  extensions={"x-kubernetes-list-type": "atomic"}),
+        )), proto=2),
+        Field("status", Struct("v1.NamespaceStatus", definition="io.k8s.api.core.v1.NamespaceStatus", fields=(
+            Field("phase", Scalar("v1.NamespacePhase"), proto=1),
+            Field("conditions", Slice("[]v1.NamespaceCondition", NAMESPACE_CONDITION), proto=2,
+                  extensions={"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"],
+                              "x-kubernetes-patch-strategy": "merge", "x-kubernetes-patch-merge-key": "type"}),
+        )), proto=3),
+    ),
+)  # fmt: skip
+"""Served by `kgen.serve.namespaces` (its lifecycle is its own); its protobuf is this struct's."""
+
 CONFIG_MAP = Struct(
     "v1.ConfigMap",
     definition="io.k8s.api.core.v1.ConfigMap",
