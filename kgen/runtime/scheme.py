@@ -336,13 +336,7 @@ class Scheme:
         target = GroupVersion.parse(api_version)
         if target.version == source.version:
             return internal.deep_copy()
-        if self._pending_from_internal:
-            self._resolve_pending()
-        try:
-            convert = self._from_internal[(type(internal), target)]
-        except KeyError:
-            raise bad_request(f"{source.kind} is not served in version {api_version}") from None
-        return convert(internal, scope)
+        return self._out_of_internal(internal, source.kind, target, api_version, scope)
 
     def to_internal(self, obj: Any, scope: Scope = DEFAULT_SCOPE) -> Any:
         """The object in its group's internal version."""
@@ -365,12 +359,17 @@ class Scheme:
         internal = self.to_internal(obj, scope)
         if target.version == INTERNAL_VERSION:
             return internal
+        return self._out_of_internal(internal, source.kind, target, api_version, scope)
+
+    def _out_of_internal(self, internal: Any, kind: str, target: GroupVersion, api_version: str, scope: Scope) -> Any:
+        """An internal object of `kind` converted to `target` (`api_version` as the caller
+        gave it); 400 when the kind is not served there."""
         if self._pending_from_internal:
             self._resolve_pending()
         try:
             convert = self._from_internal[(type(internal), target)]
         except KeyError:
-            raise bad_request(f"{source.kind} is not served in version {api_version}") from None
+            raise bad_request(f"{kind} is not served in version {api_version}") from None
         return convert(internal, scope)
 
     def encode(self, obj: Any, api_version: str | None = None) -> bytes:
