@@ -33,8 +33,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "INTERNAL_VERSION", "MAX_DOCUMENT_DEPTH", "MAX_REQUEST_BODY_BYTES", "SCHEME", "APIError", "DecodeResult",
-    "DecodeError", "FieldValidation", "GroupVersion", "GroupVersionKind", "Scheme", "StatusCause", "bad_request",
-    "cannot_handle", "decoding_error",
+    "DecodeError", "FieldValidation", "GroupVersion", "GroupVersionKind", "GroupVersionResource", "Scheme",
+    "StatusCause", "bad_request", "cannot_handle", "decoding_error",
     "load_all", "version_priority",
 ]  # fmt: skip
 
@@ -99,6 +99,23 @@ class GroupVersionKind:
 
     def __str__(self) -> str:
         return f"{self.group_version.api_version}, Kind={self.kind}"
+
+    def as_dict(self) -> dict[str, str]:
+        """As metav1.GroupVersionKind is written in JSON (an AdmissionRequest's kind)."""
+        return {"group": self.group, "version": self.version, "kind": self.kind}
+
+
+@dataclass(frozen=True, order=True)
+class GroupVersionResource:
+    """A resource (its plural) of a group and version, as the API's paths name it."""
+
+    group: str
+    version: str
+    resource: str
+
+    def as_dict(self) -> dict[str, str]:
+        """As metav1.GroupVersionResource is written in JSON (an AdmissionRequest's resource)."""
+        return {"group": self.group, "version": self.version, "resource": self.resource}
 
 
 @dataclass
