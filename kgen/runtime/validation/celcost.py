@@ -646,9 +646,10 @@ def _celgo_cost(c: _Coster, e: Call, overload: str, target: _Node | None, args: 
 # -- entry points ----------------------------------------------------------------------------------------
 
 
-def _decl_path_size(roots: Mapping[str, Decl], default_root: Decl) -> SizeOfPath:
-    """Sizes by path from the variables' declarations (the API server's sizeEstimator, which
-    walks every path from `self`'s declaration whatever variable it starts at)."""
+def _decl_path_size(roots: Mapping[str, Decl], default_root: Decl | None) -> SizeOfPath:
+    """Sizes by path from the variables' declarations; a path from a variable `roots` lacks
+    walks from `default_root` (the API server's sizeEstimator walks every path from `self`'s
+    declaration, whatever variable it starts at), or has no size when that is None."""
 
     def size_of(path: list[str], _: CelType) -> Range | None:
         if not path:
@@ -822,20 +823,7 @@ class ActivationCost(_ShapeCache):
             trace.append(((("input",), "bound"), size))
             return 0, size
 
-        def size_of(path: list[str], _: CelType) -> Range | None:
-            current: Decl | None = roots.get(path[0]) if path else None
-            for name in path[1:]:
-                if current is None:
-                    return None
-                if name in ("@items", "@values"):
-                    current = current.elem()
-                elif name == "@keys":
-                    current = current.key()
-                else:
-                    current = current.field(name)
-            return None if current is None else (0, current.max_elements)
-
-        return _Coster(types, size_of, unknown).cost(self.tree)[1]
+        return _Coster(types, _decl_path_size(roots, None), unknown).cost(self.tree)[1]
 
 
 def _values_at(found: dict[tuple[Any, ...], list[Any]], where: tuple[Any, ...]) -> list[Any]:
