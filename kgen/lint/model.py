@@ -601,24 +601,3 @@ def _package_name(import_path: str) -> str:
 
 def _expr_string(expr: TypeExpr) -> str:
     return expr.text
-
-
-def go_quote(text: str) -> str:
-    """A string as Go's `%q` writes it (strconv.Quote)."""
-    out = ['"']
-    for ch in text:
-        if ch in ('"', "\\"):
-            out.append("\\" + ch)
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch.isprintable():
-            out.append(ch)
-        else:
-            code = ord(ch)
-            out.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
-    out.append('"')
-    return "".join(out)
