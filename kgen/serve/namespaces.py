@@ -13,9 +13,10 @@ import asyncio
 import json
 import threading
 import time
-from typing import Any
+from typing import Any, cast
 
 from kgen.runtime import gotypes
+from kgen.runtime.gotypes import Struct
 from kgen.runtime.conversion import Scope
 from kgen.runtime.protobuf import ProtobufError
 from kgen.runtime.errors import APIError, StatusCause, bad_request
@@ -58,20 +59,14 @@ NAMESPACE_LIST = list_of(NAMESPACE, "v1.NamespaceList", "io.k8s.api.core.v1.Name
 INITIAL = ("default", "kube-system", "kube-public", "kube-node-lease")
 ACTIVE = "Active"
 TERMINATING = "Terminating"
-_TOP_LEVEL = {"apiVersion", "kind", "metadata", "spec", "status"}
-_META_FIELDS = {
-    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation", "creationTimestamp",
-    "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences", "finalizers",
-    "managedFields",
-}  # fmt: skip
+_TOP_LEVEL = set(NAMESPACE.by_json)
+_KNOWN = {name: set(cast(Struct, NAMESPACE.field(name).type).by_json) for name in ("metadata", "spec", "status")}
 
 
 def _problems(document: dict[str, Any]) -> list[str]:
+    """The unknown fields of the Namespace and of its metadata, spec and status."""
     problems = [f'unknown field "{key}"' for key in document if key not in _TOP_LEVEL]
-    metadata = document.get("metadata")
-    if isinstance(metadata, dict):
-        problems += [f'unknown field "metadata.{key}"' for key in metadata if key not in _META_FIELDS]
-    for section, known in (("spec", {"finalizers"}), ("status", {"phase", "conditions"})):
+    for section, known in _KNOWN.items():
         value = document.get(section)
         if isinstance(value, dict):
             problems += [f'unknown field "{section}.{key}"' for key in value if key not in known]
