@@ -534,10 +534,15 @@ def test_namespaces_are_selected_by_their_name_label(http):
     """Every namespace carries `kubernetes.io/metadata.name: <name>` (core v1 SetDefaults_Namespace;
     the namespace strategy's Canonicalize), which is how a namespaceSelector leaves out
     namespaces by name."""
-    assert http.get(f"{NAMESPACES}/team-a").json()["metadata"]["labels"] == {"team": "a", "kubernetes.io/metadata.name": "team-a"}
+    assert http.get(f"{NAMESPACES}/team-a").json()["metadata"]["labels"] == {
+        "team": "a",
+        "kubernetes.io/metadata.name": "team-a",
+    }
     constraints = {
         "resourceRules": [rule()],
-        "namespaceSelector": {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": ["team-b"]}]},
+        "namespaceSelector": {
+            "matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": ["team-b"]}]
+        },
         "objectSelector": {"matchLabels": {"test": "by-name"}},
     }
     with installed(http, policy("by-name", None, [{"expression": "false", "message": "not here"}], matchConstraints=constraints),
@@ -852,7 +857,10 @@ def test_built_in_kinds_and_runtime_custom_resources(http):
         assert lease.json()["message"].startswith('leases.coordination.k8s.io "l" is forbidden: ')
         # (The event must be valid first: admission runs after validation, and a core event's
         # involvedObject must be in its namespace.)
-        event = http.post("/api/v1/namespaces/team-b/events", json={"metadata": {"name": "e"}, "involvedObject": {"namespace": "team-b"}})
+        event = http.post(
+            "/api/v1/namespaces/team-b/events",
+            json={"metadata": {"name": "e"}, "involvedObject": {"namespace": "team-b"}},
+        )
         assert denial(event).endswith("an owner label is required")
         sprocket = http.post("/apis/late.example.com/v1/namespaces/team-b/sprockets", json={"metadata": {"name": "s"}})
         assert denial(sprocket).endswith("an owner label is required")
@@ -1163,7 +1171,9 @@ def test_binding_validation(http):
 def test_decoding_as_the_typed_decoder(http):
     """The typed decoder: a value of the wrong type is 400 `<Kind> in version "v1" cannot be
     handled as a <Kind>: json: cannot unmarshal ... into Go struct field <Struct>.<path> of type
-    <type>`; unknown fields are warnings, or 400 with fieldValidation=Strict."""
+    <type>`; unknown fields are warnings, or with fieldValidation=Strict the same 400 of
+    `strict decoding error: ...` (endpoints/handlers/create.go: transformDecodeError of the
+    strict decoding error, rest.go), and no causes."""
     wrong = http.post(POLICIES, json={"metadata": {"name": "typed"}, "spec": {"failurePolicy": 1}})
     assert wrong.status_code == 400 and wrong.json()["message"] == (
         'ValidatingAdmissionPolicy in version "v1" cannot be handled as a ValidatingAdmissionPolicy: json: cannot '
@@ -1178,10 +1188,79 @@ def test_decoding_as_the_typed_decoder(http):
     assert made.status_code == 201 and warnings(made) == ['299 - "unknown field \\"spec.validations[0].shout\\""']
     http.delete(f"{POLICIES}/unknown-fields")
     strict = http.post(POLICIES, json=body, params={"fieldValidation": "Strict"})
-    assert (
-        strict.status_code == 400
-        and strict.json()["message"] == 'strict decoding error: unknown field "spec.validations[0].shout"'
+    assert strict.status_code == 400 and strict.json()["message"] == (
+        'ValidatingAdmissionPolicy in version "v1" cannot be handled as a ValidatingAdmissionPolicy: '
+        'strict decoding error: unknown field "spec.validations[0].shout"'
     )
+    assert "details" not in strict.json()
+    typo = binding("typo", "p", policyNmae="p")
+    refused = http.post(BINDINGS, json=typo, params={"fieldValidation": "Strict"}).json()["message"]
+    assert refused == (
+        'ValidatingAdmissionPolicyBinding in version "v1" cannot be handled as a ValidatingAdmissionPolicyBinding: '
+        'strict decoding error: unknown field "spec.policyNmae"'
+    )
+
+
+def test_decoding_follows_go_encoding_json(http):
+    """The body is read into the Go types as encoding/json reads it (sigs.k8s.io/json): unknown
+    and duplicate fields in document order, inside the metadata's owner references too; a
+    metav1.Time that does not parse is its UnmarshalJSON's error (time.Parse's words); a second
+    `metadata` is decoded into the first; and the object is written back as Go writes it: a
+    timestamp in UTC, empty `omitempty` values left out, a pointer set to "" kept (so
+    failurePolicy "" is not defaulted and fails validation, as on a cluster)."""
+    raw = (
+        b'{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicy",'
+        b'"metadata":{"name":"go-json","ownerReferences":[{"apiVersion":"v1","kind":"A","name":"a","uid":"u","x":1}]},'
+        b'"spec":{"y":1,"failurePolicy":"Fail","failurePolicy":"Ignore","z":2}}'
+    )
+    strict = http.post(POLICIES, content=raw, params={"fieldValidation": "Strict"},
+                       headers={"content-type": "application/json"})  # fmt: skip
+    assert strict.json()["message"].endswith(
+        'strict decoding error: unknown field "metadata.ownerReferences[0].x", unknown field "spec.y", '
+        'duplicate field "spec.failurePolicy", unknown field "spec.z"'
+    )
+    late = http.post(POLICIES, json={"metadata": {"name": "late", "creationTimestamp": "yesterday"}, "spec": {}})
+    assert late.status_code == 400 and late.json()["message"] == (
+        'ValidatingAdmissionPolicy in version "v1" cannot be handled as a ValidatingAdmissionPolicy: '
+        'parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"'
+    )
+    number = http.post(POLICIES, json={"metadata": {"name": "late", "creationTimestamp": 5}, "spec": {}})
+    assert number.json()["message"].endswith(
+        "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.creationTimestamp of type string"
+    )
+    body = policy("go-json", None, [{"expression": "true", "message": ""}])
+    body["metadata"].update(annotations={}, finalizers=[])
+    body["spec"]["matchConstraints"]["namespaceSelector"] = {"matchLabels": {}}
+    made = http.post(POLICIES, json=body)
+    assert made.status_code == 201, made.text
+    obj = made.json()
+    assert "annotations" not in obj["metadata"] and "finalizers" not in obj["metadata"]
+    assert obj["spec"]["validations"] == [{"expression": "true"}]
+    assert obj["spec"]["matchConstraints"]["namespaceSelector"] == {}
+    http.delete(f"{POLICIES}/go-json")
+    empty = policy("empty-failure-policy", None, [{"expression": "true"}], failurePolicy="")
+    assert invalid(http.post(POLICIES, json=empty)) == [
+        ("FieldValueNotSupported", "spec.failurePolicy", 'Unsupported value: "": supported values: "Fail", "Ignore"')
+    ]
+
+
+def test_a_patch_the_decoder_refuses_is_invalid_at_patch(http):
+    """endpoints/handlers/patch.go applyPatchToCurrentObject: a patched object with an unknown
+    field under fieldValidation=Strict is 422 Invalid at `patch`, quoting the patched object,
+    with the strict decoding error; with Warn it is a warning."""
+    with installed(http, policy("patched", None, [{"expression": "true"}])):
+        url = f"{POLICIES}/patched"
+        headers = {"content-type": "application/merge-patch+json"}
+        refused = http.patch(
+            url, content=b'{"spec":{"shout":1}}', headers=headers, params={"fieldValidation": "Strict"}
+        )
+        assert refused.status_code == 422
+        (cause,) = refused.json()["details"]["causes"]
+        assert cause["field"] == "patch" and cause["reason"] == "FieldValueInvalid"
+        assert cause["message"].startswith('Invalid value: "{\\"apiVersion\\":\\"admissionregistration.k8s.io/v1\\"')
+        assert cause["message"].endswith(': strict decoding error: unknown field "spec.shout"')
+        warned = http.patch(url, content=b'{"spec":{"shout":1}}', headers=headers, params={"fieldValidation": "Warn"})
+        assert warned.status_code == 200 and warnings(warned) == ['299 - "unknown field \\"spec.shout\\""']
 
 
 def test_discovery_and_openapi(http):
@@ -1201,6 +1280,13 @@ def test_discovery_and_openapi(http):
     schemas = document["components"]["schemas"]
     spec = schemas["io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicySpec"]
     assert spec["properties"]["variables"]["x-kubernetes-list-map-keys"] == ["name"]
+    assert spec["properties"]["failurePolicy"]["enum"] == ["Fail", "Ignore"]
+    binding_spec = schemas["io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec"]
+    assert binding_spec["properties"]["validationActions"]["items"]["enum"] == ["Audit", "Deny", "Warn"]
+    listed_kind = schemas["io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyList"]
+    assert listed_kind["required"] == ["items"] and listed_kind["x-kubernetes-group-version-kind"] == [
+        {"group": "admissionregistration.k8s.io", "kind": "ValidatingAdmissionPolicyList", "version": "v1"}
+    ]
     assert schemas["io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy"][
         "x-kubernetes-group-version-kind"
     ] == [{"group": "admissionregistration.k8s.io", "kind": "ValidatingAdmissionPolicy", "version": "v1"}]
@@ -1326,9 +1412,14 @@ def test_an_expression_that_does_not_compile_follows_the_failure_policy():
     spec = {"failurePolicy": "Fail", "matchConstraints": {}, "validations": [{"expression": "self.x > 1"}]}
     values = {"object": {"spec": {}}, "oldObject": None, "request": {}, "namespaceObject": None, "params": None}
     (decision,) = CompiledPolicy({"metadata": {"name": "p"}, "spec": spec}).validate(values).decisions
-    assert decision.deny and decision.error and decision.message == (
-        "compilation error: compilation failed: ERROR: <input>:1:1: undeclared reference to 'self' (in container '')"
-        "\n | self.x > 1\n | ^"
+    assert (
+        decision.deny
+        and decision.error
+        and decision.message
+        == (
+            "compilation error: compilation failed: ERROR: <input>:1:1: undeclared reference to 'self' (in container '')"
+            "\n | self.x > 1\n | ^"
+        )
     )
     ignored = CompiledPolicy({"metadata": {"name": "p"}, "spec": {**spec, "failurePolicy": "Ignore"}}).validate(values)
     assert not ignored.decisions[0].deny
@@ -1340,7 +1431,9 @@ def test_presence_tests_and_reads_of_null_as_cel_go():
     from kgen.serve.policies.expressions import Activation, Declarations, Expression
 
     activation = Activation({"object": {"spec": {"n": 1000000.5, "m": 2.0}}, "oldObject": None, "request": {}})
-    assert activation.evaluate(Expression("!has(oldObject.spec)", Declarations(), ("bool",)), 1_000_000)[0].value is True
+    assert (
+        activation.evaluate(Expression("!has(oldObject.spec)", Declarations(), ("bool",)), 1_000_000)[0].value is True
+    )
     result, _ = activation.evaluate(Expression("oldObject.spec.x == 1", Declarations(), ("bool",)), 1_000_000)
     assert result.error == "expression 'oldObject.spec.x == 1' resulted in error: no such key: spec"
     text = Expression("string(object.spec.n) + ' ' + string(object.spec.m) + ' ' + string(true)", Declarations(), None)

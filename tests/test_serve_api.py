@@ -119,6 +119,7 @@ def test_protobuf_objects_lists_bodies_errors_and_watch(client):
     client takes nothing else, JSON when it also takes JSON)."""
     from kgen.runtime import protobuf
     from kgen.runtime.apimachinery.meta.v1 import generated_pb2
+    from kgen.runtime.apimachinery.meta.v1 import protobuf as _meta  # noqa: F401 - registers Status
     from kgen.runtime.apimachinery.meta.v1.models import Status
     from kgen.serve.namespaces import namespace_from_protobuf, namespace_to_protobuf
 

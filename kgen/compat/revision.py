@@ -147,16 +147,23 @@ def extracted(repository: Path, commit: str) -> Iterator[Path]:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def read_revision(revision: str, options: Options) -> Snapshot:
-    """The snapshot of a git revision of the repository the input is in."""
-    repository = repository_of(options.input)
+def _repository_commit(revision: str, start: Path, shown: Path) -> tuple[Path, str]:
+    """The git repository `start` is in and the commit `revision` names there; OptionsError
+    (about `shown`, what the user named) when there is no repository or no such revision."""
+    repository = repository_of(start)
     if repository is None:
-        raise OptionsError(f"--against {revision}: no such file or directory, and {display_path(options.input)} "
+        raise OptionsError(f"--against {revision}: no such file or directory, and {display_path(shown)} "
                            "is not in a git repository")  # fmt: skip
     commit = commit_of(repository, revision)
     if commit is None:
         raise OptionsError(f"--against {revision}: not a file, a directory, or a revision of the git repository at "
                            f"{repository} (a branch of a remote must be fetched first: git fetch origin)")  # fmt: skip
+    return repository, commit
+
+
+def read_revision(revision: str, options: Options) -> Snapshot:
+    """The snapshot of a git revision of the repository the input is in."""
+    repository, commit = _repository_commit(revision, options.input, options.input)
     relative = options.input.resolve().relative_to(repository)
     with extracted(repository, commit) as tree:
 
@@ -191,14 +198,8 @@ def read_revision(revision: str, options: Options) -> Snapshot:
 def read_revision_paths(revision: str, paths: Sequence[Path]) -> Snapshot:
     """The same files or directories (CRD manifests, or one directory of Go types) as they
     are in a git revision: `kgen compat --against origin/main config/crd/bases`."""
-    repository = repository_of(paths[0].resolve().parent if paths[0].is_file() else paths[0].resolve())
-    if repository is None:
-        raise OptionsError(f"--against {revision}: no such file or directory, and {display_path(paths[0])} is not "
-                           "in a git repository")  # fmt: skip
-    commit = commit_of(repository, revision)
-    if commit is None:
-        raise OptionsError(f"--against {revision}: not a file, a directory, or a revision of the git repository at "
-                           f"{repository}")  # fmt: skip
+    start = paths[0].resolve().parent if paths[0].is_file() else paths[0].resolve()
+    repository, commit = _repository_commit(revision, start, paths[0])
     with extracted(repository, commit) as tree:
         there = [tree / p.resolve().relative_to(repository) for p in paths]
         present = [p for p in there if p.exists()]

@@ -15,7 +15,7 @@ of markers only, for a field; any group with markers that documents nothing else
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -481,22 +481,22 @@ def _declaration_lines(go: GoFile) -> set[int]:
 
 
 def _type_markers(file: LintFile, decl: TypeDecl) -> list[Marker]:
-    if not decl.doc.lines:
-        return []
-    markers = file.markers_of(decl.doc)
-    previous = file.previous_group(decl.doc)
-    if previous is not None and _separated(previous, decl.doc) and _has_markers_not_code(previous):
-        if not file.documents_something(previous):
-            markers = file.markers_of(previous) + markers
-    return markers
+    return _doc_markers(file, decl.doc, _has_markers_not_code)
 
 
 def _field_markers(file: LintFile, decl: FieldDecl) -> list[Marker]:
-    if not decl.doc.lines:
+    return _doc_markers(file, decl.doc, _only_markers)
+
+
+def _doc_markers(file: LintFile, doc: CommentBlock, counts: Callable[[CommentBlock], bool]) -> list[Marker]:
+    """The markers of a declaration's doc comment, after those of the comment group before it
+    when that group is apart from it, documents nothing else and `counts` (a type's takes a
+    group with markers and no code in it, a field's only a group of nothing but markers)."""
+    if not doc.lines:
         return []
-    markers = file.markers_of(decl.doc)
-    previous = file.previous_group(decl.doc)
-    if previous is not None and _separated(previous, decl.doc) and _only_markers(previous):
+    markers = file.markers_of(doc)
+    previous = file.previous_group(doc)
+    if previous is not None and _separated(previous, doc) and counts(previous):
         if not file.documents_something(previous):
             markers = file.markers_of(previous) + markers
     return markers
@@ -601,24 +601,3 @@ def _package_name(import_path: str) -> str:
 
 def _expr_string(expr: TypeExpr) -> str:
     return expr.text
-
-
-def go_quote(text: str) -> str:
-    """A string as Go's `%q` writes it (strconv.Quote)."""
-    out = ['"']
-    for ch in text:
-        if ch in ('"', "\\"):
-            out.append("\\" + ch)
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch.isprintable():
-            out.append(ch)
-        else:
-            code = ord(ch)
-            out.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
-    out.append('"')
-    return "".join(out)

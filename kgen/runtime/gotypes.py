@@ -49,6 +49,9 @@ class Scalar(GoType):
     """A string, bool, int32 or int64 (`kind`), maybe named (`v1.SecretType`, `types.UID`)."""
 
     kind: str = "string"
+    enum: tuple[str, ...] = ()
+    """The values a named string type's constants give it, where its OpenAPI lists them;
+    decoding takes any string (validation says which are supported)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,8 +33,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "INTERNAL_VERSION", "MAX_DOCUMENT_DEPTH", "MAX_REQUEST_BODY_BYTES", "SCHEME", "APIError", "DecodeResult",
-    "DecodeError", "FieldValidation", "GroupVersion", "GroupVersionKind", "Scheme", "StatusCause", "bad_request",
-    "cannot_handle", "decoding_error",
+    "DecodeError", "FieldValidation", "GroupVersion", "GroupVersionKind", "GroupVersionResource", "Scheme",
+    "StatusCause", "bad_request", "cannot_handle", "decoding_error",
     "load_all", "version_priority",
 ]  # fmt: skip
 
@@ -99,6 +99,23 @@ class GroupVersionKind:
 
     def __str__(self) -> str:
         return f"{self.group_version.api_version}, Kind={self.kind}"
+
+    def as_dict(self) -> dict[str, str]:
+        """As metav1.GroupVersionKind is written in JSON (an AdmissionRequest's kind)."""
+        return {"group": self.group, "version": self.version, "kind": self.kind}
+
+
+@dataclass(frozen=True, order=True)
+class GroupVersionResource:
+    """A resource (its plural) of a group and version, as the API's paths name it."""
+
+    group: str
+    version: str
+    resource: str
+
+    def as_dict(self) -> dict[str, str]:
+        """As metav1.GroupVersionResource is written in JSON (an AdmissionRequest's resource)."""
+        return {"group": self.group, "version": self.version, "resource": self.resource}
 
 
 @dataclass
@@ -336,13 +353,7 @@ class Scheme:
         target = GroupVersion.parse(api_version)
         if target.version == source.version:
             return internal.deep_copy()
-        if self._pending_from_internal:
-            self._resolve_pending()
-        try:
-            convert = self._from_internal[(type(internal), target)]
-        except KeyError:
-            raise bad_request(f"{source.kind} is not served in version {api_version}") from None
-        return convert(internal, scope)
+        return self._out_of_internal(internal, source.kind, target, api_version, scope)
 
     def to_internal(self, obj: Any, scope: Scope = DEFAULT_SCOPE) -> Any:
         """The object in its group's internal version."""
@@ -365,12 +376,17 @@ class Scheme:
         internal = self.to_internal(obj, scope)
         if target.version == INTERNAL_VERSION:
             return internal
+        return self._out_of_internal(internal, source.kind, target, api_version, scope)
+
+    def _out_of_internal(self, internal: Any, kind: str, target: GroupVersion, api_version: str, scope: Scope) -> Any:
+        """An internal object of `kind` converted to `target` (`api_version` as the caller
+        gave it); 400 when the kind is not served there."""
         if self._pending_from_internal:
             self._resolve_pending()
         try:
             convert = self._from_internal[(type(internal), target)]
         except KeyError:
-            raise bad_request(f"{source.kind} is not served in version {api_version}") from None
+            raise bad_request(f"{kind} is not served in version {api_version}") from None
         return convert(internal, scope)
 
     def encode(self, obj: Any, api_version: str | None = None) -> bytes:

@@ -13,13 +13,18 @@ import asyncio
 import json
 import threading
 import time
-from typing import Any
+from typing import Any, cast
 
+from kgen.runtime import gotypes
+from kgen.runtime.gotypes import Struct
 from kgen.runtime.conversion import Scope
+from kgen.runtime.protobuf import ProtobufError
 from kgen.runtime.errors import APIError, StatusCause, bad_request
 from kgen.runtime.scheme import DecodeResult, FieldValidation, GroupVersionKind, cannot_handle
 from kgen.runtime.store import DefaultStrategy, DeleteResult, ResourceInfo
 from kgen.runtime.validation.field import FieldError, Path, invalid_error, not_supported
+from kgen.serve.builtins import wire
+from kgen.serve.builtins.types import NAMESPACE, list_of
 from kgen.serve.loader import PrinterColumn, Resource, ServedVersion
 
 NAMESPACES = Resource(
@@ -48,24 +53,20 @@ NAMESPACES = Resource(
     short_names=("ns",),
 )
 
+NAMESPACE_LIST = list_of(NAMESPACE, "v1.NamespaceList", "io.k8s.api.core.v1.NamespaceList", "A list of namespaces.")
+
 #: Namespaces every cluster has.
 INITIAL = ("default", "kube-system", "kube-public", "kube-node-lease")
 ACTIVE = "Active"
 TERMINATING = "Terminating"
-_TOP_LEVEL = {"apiVersion", "kind", "metadata", "spec", "status"}
-_META_FIELDS = {
-    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation", "creationTimestamp",
-    "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences", "finalizers",
-    "managedFields",
-}  # fmt: skip
+_TOP_LEVEL = set(NAMESPACE.by_json)
+_KNOWN = {name: set(cast(Struct, NAMESPACE.field(name).type).by_json) for name in ("metadata", "spec", "status")}
 
 
 def _problems(document: dict[str, Any]) -> list[str]:
+    """The unknown fields of the Namespace and of its metadata, spec and status."""
     problems = [f'unknown field "{key}"' for key in document if key not in _TOP_LEVEL]
-    metadata = document.get("metadata")
-    if isinstance(metadata, dict):
-        problems += [f'unknown field "metadata.{key}"' for key in metadata if key not in _META_FIELDS]
-    for section, known in (("spec", {"finalizers"}), ("status", {"phase", "conditions"})):
+    for section, known in _KNOWN.items():
         value = document.get(section)
         if isinstance(value, dict):
             problems += [f'unknown field "{section}.{key}"' for key in value if key not in known]
@@ -138,14 +139,7 @@ class NamespaceFlow:
 
     def encode_protobuf_list(self, listed: dict[str, Any], version: str) -> bytes:
         """A NamespaceList as protobuf: ListMeta, then the items."""
-        from kgen.runtime import protobuf
-        from kgen.runtime.apimachinery.meta.v1 import protobuf as _meta  # noqa: F401 - registers ListMeta
-        from kgen.runtime.apimachinery.meta.v1.models import ListMeta
-
-        raw = _field(1, protobuf.marshal(ListMeta.from_dict(listed.get("metadata") or {})))
-        for item in listed.get("items") or []:
-            raw += _field(2, protobuf.decode_envelope(namespace_to_protobuf(item)).raw)
-        return protobuf.encode_envelope("v1", "NamespaceList", raw)
+        return wire.encode_object(listed, NAMESPACE_LIST, "v1", "NamespaceList")
 
     def validate(self, stored: dict[str, Any], old: dict[str, Any] | None, version: str) -> list[FieldError]:
         """The name is a DNS label, and the object metadata is valid."""
@@ -337,89 +331,15 @@ def _purge(api: Any, name: str, interval: float = 0.5) -> None:
 # -- protobuf (core/v1 Namespace, as typed clients such as `kubectl create namespace` send it) ----
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
-def _field(number: int, payload: bytes) -> bytes:
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
-
-
-def _fields(data: bytes) -> list[tuple[int, bytes]]:
-    """The length-delimited fields of a message (others are skipped); ProtobufError if malformed."""
-    from kgen.runtime.protobuf import ProtobufError
-
-    out, position = [], 0
-
-    def varint() -> int:
-        nonlocal position
-        shift = result = 0
-        while True:
-            if position >= len(data) or shift > 63:
-                raise ProtobufError("not a Namespace message: truncated varint")
-            byte = data[position]
-            position += 1
-            result |= (byte & 0x7F) << shift
-            shift += 7
-            if not byte & 0x80:
-                return result
-
-    while position < len(data):
-        key = varint()
-        number, wire = key >> 3, key & 7
-        if wire == 0:
-            varint()
-        elif wire == 1:
-            position += 8
-        elif wire == 5:
-            position += 4
-        elif wire == 2:
-            size = varint()
-            if position + size > len(data):
-                raise ProtobufError("not a Namespace message: truncated field")
-            out.append((number, data[position : position + size]))
-            position += size
-        else:
-            raise ProtobufError(f"not a Namespace message: wire type {wire}")
-    return out
-
-
 def namespace_from_protobuf(body: bytes) -> dict[str, Any]:
-    """A Namespace from an `application/vnd.kubernetes.protobuf` body, as JSON data."""
-    from kgen.runtime import protobuf
-    from kgen.runtime.apimachinery.meta.v1 import protobuf as _meta  # noqa: F401 - registers ObjectMeta
-    from kgen.runtime.apimachinery.meta.v1.models import ObjectMeta
-
-    envelope = protobuf.decode_envelope(body)
-    if (envelope.api_version, envelope.kind) != ("v1", "Namespace"):
-        raise protobuf.ProtobufError(f"expected a v1 Namespace, not {envelope.kind} of {envelope.api_version}")
-    obj: dict[str, Any] = {"apiVersion": "v1", "kind": "Namespace"}
-    for number, payload in _fields(envelope.raw):
-        if number == 1:
-            obj["metadata"] = protobuf.unmarshal(ObjectMeta, payload).to_dict()
-        elif number == 2:
-            finalizers = [value.decode() for field_number, value in _fields(payload) if field_number == 1]
-            obj["spec"] = {"finalizers": finalizers} if finalizers else {}
-        elif number == 3:
-            phases = [value.decode() for field_number, value in _fields(payload) if field_number == 1]
-            obj["status"] = {"phase": phases[-1]} if phases else {}
-    return obj
+    """A Namespace from an `application/vnd.kubernetes.protobuf` body, as the JSON Go writes
+    for it (empty `omitempty` fields left out); ProtobufError when it is not a v1 Namespace."""
+    obj = wire.decode_message(body, NAMESPACE, "v1", "Namespace")
+    if (obj["apiVersion"], obj["kind"]) != ("v1", "Namespace"):
+        raise ProtobufError(f"expected a v1 Namespace, not {obj['kind']} of {obj['apiVersion']}")
+    return {"apiVersion": "v1", "kind": "Namespace", **gotypes.normalize(NAMESPACE, obj)}
 
 
 def namespace_to_protobuf(obj: dict[str, Any]) -> bytes:
     """A Namespace as an `application/vnd.kubernetes.protobuf` body."""
-    from kgen.runtime import protobuf
-    from kgen.runtime.apimachinery.meta.v1 import protobuf as _meta  # noqa: F401 - registers ObjectMeta
-    from kgen.runtime.apimachinery.meta.v1.models import ObjectMeta
-
-    metadata = protobuf.marshal(ObjectMeta.from_dict(obj.get("metadata") or {}))
-    spec = b"".join(_field(1, f.encode()) for f in (obj.get("spec") or {}).get("finalizers") or [])
-    phase = (obj.get("status") or {}).get("phase")
-    status = _field(1, phase.encode()) if phase else b""
-    return protobuf.encode_envelope("v1", "Namespace", _field(1, metadata) + _field(2, spec) + _field(3, status))
+    return wire.encode_object(obj, NAMESPACE, "v1", "Namespace")

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from kgen.addresses import is_loopback as is_loopback
 from kgen.serve.respond import encode_json
 
 PUBLIC_PATHS = ("/healthz", "/livez", "/readyz", "/version")
@@ -60,16 +61,6 @@ def _running(pid: int) -> bool:
     except PermissionError:
         return True
     return True
-
-
-def is_loopback(address: str) -> bool:
-    """Whether binding `address` reaches this machine only."""
-    if address == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(address).is_loopback
-    except ValueError:
-        return False
 
 
 def new_token() -> str:

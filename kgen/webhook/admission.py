@@ -35,7 +35,6 @@ calls them on dry runs too; hooks that care read `current_request().dry_run`.
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -47,7 +46,7 @@ from kgen.runtime.validation import Options as ValidationOptions
 from kgen.runtime.validation.field import invalid_error
 from kgen.webhook.conversion import _AllEnabled, decode
 from kgen.webhook.patches import mutation_patch
-from kgen.webhook.records import _CURRENT, AdmissionRequest, Resource, malformed
+from kgen.webhook.records import _CURRENT, AdmissionRequest, Resource, review_api_version
 
 #: The AdmissionReview versions this webhook answers, preferred first (a webhook's
 #: `admissionReviewVersions`).
@@ -223,13 +222,5 @@ def _required(value: dict[str, Any] | None, name: str) -> dict[str, Any]:
 
 def _parse_review(body: Any) -> tuple[str, AdmissionRequest]:
     """The review's apiVersion and request; `ReviewError` for anything else."""
-    if not isinstance(body, dict):
-        raise malformed("the body must be an AdmissionReview (a JSON object)")
-    api_version, kind = body.get("apiVersion"), body.get("kind")
-    versions = [f"{REVIEW_GROUP}/{v}" for v in REVIEW_VERSIONS]
-    if kind != "AdmissionReview" or api_version not in versions:
-        raise malformed(
-            f"expected an AdmissionReview of {' or '.join(versions)}, got kind {json.dumps(kind)} "
-            f"of apiVersion {json.dumps(api_version)}"
-        )
+    api_version = review_api_version(body, "AdmissionReview", REVIEW_GROUP, REVIEW_VERSIONS)
     return api_version, AdmissionRequest.parse(body.get("request"))

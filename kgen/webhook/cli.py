@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import ipaddress
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from kgen.addresses import is_loopback
 from kgen.extras import MissingExtra
 from kgen.webhook.serving import (
     CERT_NAME,
@@ -91,15 +91,6 @@ def load_app(module_name: str, app_dir: Path, gates: dict[str, bool]) -> Any:
     return app
 
 
-def _loopback(address: str) -> bool:
-    if address == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(address).is_loopback
-    except ValueError:
-        return False
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     """Run `kgen webhook`; exit 2 with a message for settings that cannot work."""
     args = parser().parse_args(argv)
@@ -114,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         fail(str(error))
     cert_file = key_file = None
     if args.no_tls:
-        if not _loopback(args.address):
+        if not is_loopback(args.address):
             fail(f"--no-tls serves plain HTTP, which only a loopback address may do (not {args.address}); "
                  "the API server calls webhooks over HTTPS")  # fmt: skip
     else:

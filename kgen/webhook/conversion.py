@@ -40,7 +40,7 @@ from kgen.runtime import gojson
 from kgen.runtime.conversion import ConversionError, Scope
 from kgen.runtime.errors import APIError
 from kgen.runtime.scheme import SCHEME, GroupVersion, GroupVersionKind, Scheme, decoding_error, version_priority
-from kgen.webhook.records import Resource, malformed
+from kgen.webhook.records import Resource, malformed, review_api_version
 
 #: The ConversionReview versions this webhook answers, preferred first (a CRD's
 #: `conversionReviewVersions`).
@@ -299,15 +299,7 @@ def _put_annotation(obj: dict[str, Any], key: str, value: str) -> None:
 def _parse_review(body: Any) -> tuple[str, str, str, list[Any]]:
     """The review's apiVersion, uid, desired apiVersion and objects, checked; `ReviewError`
     for anything else."""
-    if not isinstance(body, dict):
-        raise malformed("the body must be a ConversionReview (a JSON object)")
-    api_version, kind = body.get("apiVersion"), body.get("kind")
-    versions = [f"{REVIEW_GROUP}/{v}" for v in REVIEW_VERSIONS]
-    if kind != "ConversionReview" or api_version not in versions:
-        raise malformed(
-            f"expected a ConversionReview of {' or '.join(versions)}, got kind {json.dumps(kind)} "
-            f"of apiVersion {json.dumps(api_version)}"
-        )
+    api_version = review_api_version(body, "ConversionReview", REVIEW_GROUP, REVIEW_VERSIONS)
     request = body.get("request")
     if not isinstance(request, dict):
         raise malformed("the ConversionReview has no request")

@@ -10,6 +10,8 @@ an AdmissionReview, which hooks read through `current_request()` while a review 
 from __future__ import annotations
 
 import contextvars
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +49,22 @@ def malformed(message: str) -> ReviewError:
     """The 400 of a body that is not a well-formed review."""
     error = bad_request(message)
     return ReviewError(error.code, error.reason, error.message)
+
+
+def review_api_version(body: Any, kind: str, group: str, versions: Sequence[str]) -> str:
+    """The apiVersion of a review `body` that is a `kind` of one of `group`'s `versions`;
+    `ReviewError` for a body that is not one."""
+    named = f"{'an' if kind[:1] in 'AEIOU' else 'a'} {kind}"
+    if not isinstance(body, dict):
+        raise malformed(f"the body must be {named} (a JSON object)")
+    api_version, given = body.get("apiVersion"), body.get("kind")
+    accepted = [f"{group}/{version}" for version in versions]
+    if given != kind or api_version not in accepted:
+        raise malformed(
+            f"expected {named} of {' or '.join(accepted)}, got kind {json.dumps(given)} "
+            f"of apiVersion {json.dumps(api_version)}"
+        )
+    return str(api_version)
 
 
 @dataclass(frozen=True)

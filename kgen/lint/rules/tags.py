@@ -4,7 +4,7 @@ commentstart (its doc comment starts with its JSON name)."""
 from __future__ import annotations
 
 from kgen.lint.engine import Context, fix, replace
-from kgen.lint.model import go_quote
+from kgen.runtime.validation.field import go_quote
 from kgen.runtime.validation.regexp import compile_re2
 
 CAMEL_CASE = "^[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)*$"

@@ -646,9 +646,10 @@ def _celgo_cost(c: _Coster, e: Call, overload: str, target: _Node | None, args: 
 # -- entry points ----------------------------------------------------------------------------------------
 
 
-def _decl_path_size(roots: Mapping[str, Decl], default_root: Decl) -> SizeOfPath:
-    """Sizes by path from the variables' declarations (the API server's sizeEstimator, which
-    walks every path from `self`'s declaration whatever variable it starts at)."""
+def _decl_path_size(roots: Mapping[str, Decl], default_root: Decl | None) -> SizeOfPath:
+    """Sizes by path from the variables' declarations; a path from a variable `roots` lacks
+    walks from `default_root` (the API server's sizeEstimator walks every path from `self`'s
+    declaration, whatever variable it starts at), or has no size when that is None."""
 
     def size_of(path: list[str], _: CelType) -> Range | None:
         if not path:
@@ -681,34 +682,35 @@ def estimate(expression: str | Expr, self_decl: Decl, old_self_optional: bool = 
     return _Coster(types, _decl_path_size({}, self_decl)).cost(tree)
 
 
-class RuntimeCost:
-    """The most cel-go could count evaluating one expression on given values: its estimate
-    with the sizes the values have (`self` is the value, `oldSelf` the old one).
-
-    What the expression computes without a size cel-go tracks (a conversion's result, an
-    optional's value) is taken to be as large as its input can make it (`input_bound`).
-    Estimates are cached by the answers to the questions the estimate asked of the values
-    (which fields exist, what kind each value is, the size class of each), so a rule
-    checked on many objects of one shape is estimated once per size class."""
+class _ShapeCache:
+    """Costs cached by the answers to the questions an estimate asked of the values (which
+    fields exist, what kind each value is, the size class of each): values of a shape seen
+    before cost what they cost then, without a new estimate."""
 
     MAX_SHAPES = 4
     MAX_ENTRIES = 1024
 
-    def __init__(self, tree: Expr, old_self_optional: bool = False):
-        self.tree = tree
-        self.old_self_optional = old_self_optional
+    def __init__(self) -> None:
         self._shapes: list[tuple[tuple[Any, ...], dict[tuple[Any, ...], int]]] = []
         """(the questions one estimate asked, {their answers: the cost}), per question list."""
 
-    def __call__(self, value: Any, old: Any = None) -> int:
+    def _cached(
+        self,
+        answers_to: Callable[[tuple[Any, ...]], tuple[Any, ...]],
+        estimate: Callable[[list[tuple[Any, Any]]], int],
+        given: tuple[Any, ...] = (),
+    ) -> int:
+        """The cost `answers_to` the recorded questions finds, or else the `estimate`
+        (which records its questions and their answers in the trace it is given), kept
+        under `given` and those answers."""
         for questions, known in self._shapes:
-            cost = known.get(self._answers(questions, value, old))
+            cost = known.get(answers_to(questions))
             if cost is not None:
                 return cost
         trace: list[tuple[Any, Any]] = []
-        cost = self._estimate(value, old, trace)
+        cost = estimate(trace)
         questions = tuple(question for question, _ in trace)
-        answers = (old is None,) + tuple(answer for _, answer in trace)
+        answers = given + tuple(answer for _, answer in trace)
         for asked, known in self._shapes:
             if asked == questions:
                 break
@@ -721,6 +723,51 @@ class RuntimeCost:
             known.clear()
         known[answers] = cost
         return cost
+
+
+def _answers(
+    questions: tuple[Any, ...], found: dict[tuple[Any, ...], list[Any]], bound: Callable[[], int], answers: list[Any]
+) -> tuple[Any, ...]:
+    """The answers the values (`found` by their roots) give to recorded questions, after
+    `answers` (what `ValueDecl` would say); `bound` answers the question of the input's size."""
+    append = answers.append
+    for where, question in questions:
+        if where == ("input",):
+            append(bound())
+            continue
+        values = _values_at(found, where)
+        if question == "max":
+            append(size_class(largest_size(values)))
+        elif question == "kind":
+            append(kind_of(values))
+        else:
+            name = question[1]
+            append(any(type(v) is dict and name in v for v in values))
+    return tuple(answers)
+
+
+class RuntimeCost(_ShapeCache):
+    """The most cel-go could count evaluating one expression on given values: its estimate
+    with the sizes the values have (`self` is the value, `oldSelf` the old one).
+
+    What the expression computes without a size cel-go tracks (a conversion's result, an
+    optional's value) is taken to be as large as its input can make it (`input_bound`).
+    Estimates are cached by the answers to the questions the estimate asked of the values
+    (which fields exist, what kind each value is, the size class of each), so a rule
+    checked on many objects of one shape is estimated once per size class."""
+
+    def __init__(self, tree: Expr, old_self_optional: bool = False):
+        super().__init__()
+        self.tree = tree
+        self.old_self_optional = old_self_optional
+
+    def __call__(self, value: Any, old: Any = None) -> int:
+        found: dict[tuple[Any, ...], list[Any]] = {("self",): [value], ("oldSelf",): [old] if old is not None else []}
+        return self._cached(
+            lambda questions: _answers(questions, found, lambda: size_class(input_bound(value, old)), [old is None]),
+            lambda trace: self._estimate(value, old, trace),
+            (old is None,),
+        )
 
     def _estimate(self, value: Any, old: Any, trace: list[tuple[Any, Any]]) -> int:
         roots = {"self": ValueDecl([value], ("self",), trace),
@@ -738,43 +785,18 @@ class RuntimeCost:
 
         return _Coster(types, _decl_path_size(roots, roots["self"]), unknown).cost(self.tree)[1]
 
-    @staticmethod
-    def _answers(questions: tuple[Any, ...], value: Any, old: Any) -> tuple[Any, ...]:
-        """The answers the values give to recorded questions (what `ValueDecl` would say)."""
-        found: dict[tuple[Any, ...], list[Any]] = {("self",): [value], ("oldSelf",): [old] if old is not None else []}
-        answers: list[Any] = [old is None]
-        append = answers.append
-        for where, question in questions:
-            values = found.get(where)
-            if values is None:
-                if where == ("input",):
-                    append(size_class(input_bound(value, old)))
-                    continue
-                values = _values_at(found, where)
-            if question == "max":
-                append(size_class(largest_size(values)))
-            elif question == "kind":
-                append(kind_of(values))
-            else:
-                name = question[1]
-                append(any(type(v) is dict and name in v for v in values))
-        return tuple(answers)
 
-
-class ActivationCost:
+class ActivationCost(_ShapeCache):
     """`RuntimeCost` of an expression over several named variables (an admission policy's
     `object`, `oldObject`, `params`, `request`, `namespaceObject`) rather than `self`:
     its estimate with the sizes the values have, cached by the answers the estimate asked
     of them. Names the expression reads but `names` leaves out (a policy's `variables`)
     have the sizes their inputs can make (`input_bound`)."""
 
-    MAX_SHAPES = 4
-    MAX_ENTRIES = 1024
-
     def __init__(self, tree: Expr, names: tuple[str, ...]):
+        super().__init__()
         self.tree = tree
         self.names = names
-        self._shapes: list[tuple[tuple[Any, ...], dict[tuple[Any, ...], int]]] = []
 
     def __call__(self, values: Mapping[str, Any], bound: Callable[[], int] | None = None) -> int:
         """The most cel-go could count evaluating the expression on these values; `bound`
@@ -782,26 +804,12 @@ class ActivationCost:
         computes it once)."""
         if bound is None:
             bound = lambda: self._bound(values)  # noqa: E731 - the default measure
-        for questions, known in self._shapes:
-            cost = known.get(self._answers(questions, values, bound))
-            if cost is not None:
-                return cost
-        trace: list[tuple[Any, Any]] = []
-        cost = self._estimate(values, trace, bound)
-        questions = tuple(question for question, _ in trace)
-        answers = tuple(answer for _, answer in trace)
-        for asked, known in self._shapes:
-            if asked == questions:
-                break
-        else:
-            if len(self._shapes) >= self.MAX_SHAPES:
-                self._shapes.pop(0)
-            known = {}
-            self._shapes.append((questions, known))
-        if len(known) >= self.MAX_ENTRIES:
-            known.clear()
-        known[answers] = cost
-        return cost
+        measure = bound
+        found: dict[tuple[Any, ...], list[Any]] = {(name,): [values.get(name)] for name in self.names}
+        return self._cached(
+            lambda questions: _answers(questions, found, measure, []),
+            lambda trace: self._estimate(values, trace, measure),
+        )
 
     def _bound(self, values: Mapping[str, Any]) -> int:
         return size_class(input_bound([values.get(name) for name in self.names]))
@@ -815,38 +823,7 @@ class ActivationCost:
             trace.append(((("input",), "bound"), size))
             return 0, size
 
-        def size_of(path: list[str], _: CelType) -> Range | None:
-            current: Decl | None = roots.get(path[0]) if path else None
-            for name in path[1:]:
-                if current is None:
-                    return None
-                if name in ("@items", "@values"):
-                    current = current.elem()
-                elif name == "@keys":
-                    current = current.key()
-                else:
-                    current = current.field(name)
-            return None if current is None else (0, current.max_elements)
-
-        return _Coster(types, size_of, unknown).cost(self.tree)[1]
-
-    def _answers(
-        self, questions: tuple[Any, ...], values: Mapping[str, Any], bound: Callable[[], int]
-    ) -> tuple[Any, ...]:
-        found: dict[tuple[Any, ...], list[Any]] = {(name,): [values.get(name)] for name in self.names}
-        answers: list[Any] = []
-        for where, question in questions:
-            if where == ("input",):
-                answers.append(bound())
-                continue
-            at = _values_at(found, where)
-            if question == "max":
-                answers.append(size_class(largest_size(at)))
-            elif question == "kind":
-                answers.append(kind_of(at))
-            else:
-                answers.append(any(type(v) is dict and question[1] in v for v in at))
-        return tuple(answers)
+        return _Coster(types, _decl_path_size(roots, None), unknown).cost(self.tree)[1]
 
 
 def _values_at(found: dict[tuple[Any, ...], list[Any]], where: tuple[Any, ...]) -> list[Any]:

@@ -10,7 +10,7 @@ and refer to each other with `#/components/schemas/...`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from kgen.runtime.gotypes import Bytes, Field, GoType, Map, Pointer, RawJSON, Scalar, Slice, Struct, Timestamp
@@ -34,16 +34,20 @@ _SHARED = {
 
 
 class _Writer:
-    """Collects the definitions of the structs it writes (each once) in `schemas`."""
+    """Collects the definitions of the structs it writes (each once) in `schemas`; those it
+    starts with (`known`) are kept as they are."""
 
-    def __init__(self) -> None:
-        self.schemas: dict[str, dict[str, Any]] = {}
+    def __init__(self, known: Mapping[str, dict[str, Any]] | None = None) -> None:
+        self.schemas: dict[str, dict[str, Any]] = dict(known or {})
 
     def type_schema(self, go_type: GoType) -> dict[str, Any]:
         if isinstance(go_type, Pointer):
             return self.type_schema(go_type.elem)
         if isinstance(go_type, Scalar):
-            return dict(_SCALARS[go_type.kind])
+            schema: dict[str, Any] = dict(_SCALARS[go_type.kind])
+            if go_type.enum:
+                schema["enum"] = list(go_type.enum)
+            return schema
         if isinstance(go_type, Bytes):
             return {"type": "string", "format": "byte"}
         if isinstance(go_type, Timestamp):
@@ -84,13 +88,25 @@ class _Writer:
             schema["x-kubernetes-group-version-kind"] = [gvk]
 
 
+def definitions(
+    roots: Iterable[tuple[Struct, str, str, str]], known: Mapping[str, dict[str, Any]] | None = None
+) -> dict[str, dict[str, Any]]:
+    """The definitions of the root structs, each a kind `(struct, group, version, kind)`
+    (marked with its x-kubernetes-group-version-kind), and of everything they refer to;
+    a definition `known` holds is taken from it instead of written."""
+    writer = _Writer(known)
+    for struct, group, version, kind in roots:
+        writer.struct(struct, {"group": group, "kind": kind, "version": version})
+    return writer.schemas
+
+
 def schemas(kinds: Iterable[BuiltinKind]) -> dict[str, dict[str, Any]]:
     """The definitions of `kinds`, their lists and everything they refer to."""
-    writer = _Writer()
+    roots: list[tuple[Struct, str, str, str]] = []
     for kind in kinds:
-        writer.struct(kind.type, {"group": kind.group, "kind": kind.kind, "version": kind.version})
-        writer.struct(kind.list_type, {"group": kind.group, "kind": f"{kind.kind}List", "version": kind.version})
-    return writer.schemas
+        roots.append((kind.type, kind.group, kind.version, kind.kind))
+        roots.append((kind.list_type, kind.group, kind.version, f"{kind.kind}List"))
+    return definitions(roots)
 
 
 def document(kinds: Iterable[BuiltinKind]) -> dict[str, Any]:

@@ -32,7 +32,8 @@ _STRING_MAP = Map("map[string]string", STRING)
 _BYTES_MAP = Map("map[string][]uint8", Bytes())
 
 
-def _type_meta() -> tuple[Field, Field]:
+def type_meta() -> tuple[Field, Field]:
+    """The fields of metav1.TypeMeta, inlined into every kind."""
     return (
         Field("apiVersion", STRING, description="The version of the schema the object is written in (group/version)."),
         Field("kind", STRING, description="The kind of the object, in CamelCase."),
@@ -112,6 +113,43 @@ LIST_META = Struct(
     ),
 )
 
+LABEL_SELECTOR_REQUIREMENT = Struct(
+    "v1.LabelSelectorRequirement",
+    definition="io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement",
+    description="A key, an operator (In, NotIn, Exists, DoesNotExist) and the values it compares with.",
+    fields=(
+        Field("key", STRING, omitempty=False, proto=1, required=True),
+        Field("operator", Scalar("v1.LabelSelectorOperator"), omitempty=False, proto=2, required=True),
+        Field("values", Slice("[]string", STRING), proto=3, extensions={"x-kubernetes-list-type": "atomic"}),
+    ),
+)
+
+LABEL_SELECTOR = Struct(
+    "v1.LabelSelector",
+    definition="io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector",
+    description="A label query: every requirement must hold; an empty selector matches everything.",
+    extensions=_ATOMIC,
+    fields=(
+        Field("matchLabels", _STRING_MAP, proto=1, description="Labels that must have exactly these values."),
+        Field("matchExpressions", Slice("[]v1.LabelSelectorRequirement", LABEL_SELECTOR_REQUIREMENT), proto=2,
+              description="Requirements on labels.", extensions={"x-kubernetes-list-type": "atomic"}),
+    ),
+)  # fmt: skip
+
+CONDITION = Struct(
+    "v1.Condition",
+    definition="io.k8s.apimachinery.pkg.apis.meta.v1.Condition",
+    description="One aspect of the current state of an object.",
+    fields=(
+        Field("type", STRING, omitempty=False, proto=1, required=True),
+        Field("status", Scalar("v1.ConditionStatus"), omitempty=False, proto=2, required=True),
+        Field("observedGeneration", INT64, proto=3),
+        Field("lastTransitionTime", TIME, omitempty=False, proto=4, required=True),
+        Field("reason", STRING, omitempty=False, proto=5, required=True),
+        Field("message", STRING, omitempty=False, proto=6, required=True),
+    ),
+)
+
 
 def _metadata(omitempty: bool = True) -> Field:
     return Field("metadata", OBJECT_META, omitempty=omitempty, proto=1, description="Standard object metadata.")
@@ -124,7 +162,7 @@ def list_of(item: Struct, name: str, definition: str, description: str) -> Struc
         definition=definition,
         description=description,
         fields=(
-            *_type_meta(),
+            *type_meta(),
             Field("metadata", LIST_META, proto=1, description="Standard list metadata."),
             Field("items", Slice(f"[]{item.name}", item), omitempty=False, proto=2, required=True,
                   description="The objects."),
@@ -158,12 +196,46 @@ LOCAL_OBJECT_REFERENCE = Struct(
     fields=(Field("name", STRING, proto=1, description="The object's name."),),
 )
 
+NAMESPACE_CONDITION = Struct(
+    "v1.NamespaceCondition",
+    definition="io.k8s.api.core.v1.NamespaceCondition",
+    description="A problem the namespace controller met deleting the namespace's contents.",
+    fields=(
+        Field("type", Scalar("v1.NamespaceConditionType"), omitempty=False, proto=1, required=True),
+        Field("status", Scalar("v1.ConditionStatus"), omitempty=False, proto=2, required=True),
+        Field("lastTransitionTime", TIME, proto=4),
+        Field("reason", STRING, proto=5),
+        Field("message", STRING, proto=6),
+    ),
+)
+
+NAMESPACE = Struct(
+    "v1.Namespace",
+    definition="io.k8s.api.core.v1.Namespace",
+    description="A namespace: a scope for the names of the objects in it.",
+    fields=(
+        *type_meta(),
+        _metadata(),
+        Field("spec", Struct("v1.NamespaceSpec", definition="io.k8s.api.core.v1.NamespaceSpec", fields=(
+            Field("finalizers", Slice("[]v1.FinalizerName", Scalar("v1.FinalizerName")), proto=1,
+                  extensions={"x-kubernetes-list-type": "atomic"}),
+        )), proto=2),
+        Field("status", Struct("v1.NamespaceStatus", definition="io.k8s.api.core.v1.NamespaceStatus", fields=(
+            Field("phase", Scalar("v1.NamespacePhase"), proto=1),
+            Field("conditions", Slice("[]v1.NamespaceCondition", NAMESPACE_CONDITION), proto=2,
+                  extensions={"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"],
+                              "x-kubernetes-patch-strategy": "merge", "x-kubernetes-patch-merge-key": "type"}),
+        )), proto=3),
+    ),
+)  # fmt: skip
+"""Served by `kgen.serve.namespaces` (its lifecycle is its own); its protobuf is this struct's."""
+
 CONFIG_MAP = Struct(
     "v1.ConfigMap",
     definition="io.k8s.api.core.v1.ConfigMap",
     description="Configuration for workloads to read: text values and binary values by key.",
     fields=(
-        *_type_meta(),
+        *type_meta(),
         _metadata(),
         Field("immutable", Pointer("*bool", BOOL), proto=4,
               description="When true, data and binaryData can no longer change (and immutable stays true)."),
@@ -177,7 +249,7 @@ SECRET = Struct(
     definition="io.k8s.api.core.v1.Secret",
     description="Confidential values by key: passwords, tokens, keys.",
     fields=(
-        *_type_meta(),
+        *type_meta(),
         _metadata(),
         Field("immutable", Pointer("*bool", BOOL), proto=5,
               description="When true, data can no longer change (and immutable stays true)."),
@@ -194,7 +266,7 @@ SERVICE_ACCOUNT = Struct(
     definition="io.k8s.api.core.v1.ServiceAccount",
     description="An identity for processes that run in pods.",
     fields=(
-        *_type_meta(),
+        *type_meta(),
         _metadata(),
         Field("secrets", Slice("[]v1.ObjectReference", OBJECT_REFERENCE), proto=2,
               description="Secrets of this namespace for pods of the account (only names are kept).",
@@ -233,7 +305,7 @@ CORE_EVENT = Struct(
     definition="io.k8s.api.core.v1.Event",
     description="A report of something that happened to an object.",
     fields=(
-        *_type_meta(),
+        *type_meta(),
         _metadata(omitempty=False),
         Field("involvedObject", OBJECT_REFERENCE, omitempty=False, proto=2, required=True,
               description="The object the event is about."),
@@ -271,7 +343,7 @@ EVENTS_EVENT = Struct(
     definition="io.k8s.api.events.v1.Event",
     description="A report of something that happened to an object (the same events as core v1's).",
     fields=(
-        *_type_meta(),
+        *type_meta(),
         _metadata(omitempty=False),
         Field("eventTime", MICRO_TIME, omitempty=False, proto=2, required=True,
               description="When it was first seen, to the microsecond."),
@@ -315,5 +387,5 @@ LEASE = Struct(
     "v1.Lease",
     definition="io.k8s.api.coordination.v1.Lease",
     description="A lease: what leader election and heartbeats hold.",
-    fields=(*_type_meta(), _metadata(), Field("spec", LEASE_SPEC, proto=2, description="The lease itself.")),
+    fields=(*type_meta(), _metadata(), Field("spec", LEASE_SPEC, proto=2, description="The lease itself.")),
 )

@@ -232,11 +232,17 @@ def unmarshal(go_type: Struct, data: bytes) -> dict[str, Any]:
     return out
 
 
-def decode_object(body: bytes, kind: BuiltinKind) -> dict[str, Any]:
-    """A protobuf request body of this kind as its JSON data; ProtobufError when it is not one."""
+def decode_message(body: bytes, go_type: Struct, api_version: str, kind: str) -> dict[str, Any]:
+    """A protobuf request body holding a `go_type` as its JSON data, with the apiVersion and
+    kind the envelope names (these when it names none); ProtobufError when it is not one."""
     envelope = protobuf.decode_envelope(body)
     if envelope.content_encoding:
         raise ProtobufError(f"content encoding {envelope.content_encoding!r} is not supported")
-    obj = unmarshal(kind.type, envelope.raw)
+    obj = unmarshal(go_type, envelope.raw)
     # The envelope names the object's kind; the JSON flow then checks it as it checks JSON's.
-    return {"apiVersion": envelope.api_version or kind.api_version, "kind": envelope.kind or kind.kind, **obj}
+    return {"apiVersion": envelope.api_version or api_version, "kind": envelope.kind or kind, **obj}
+
+
+def decode_object(body: bytes, kind: BuiltinKind) -> dict[str, Any]:
+    """A protobuf request body of this kind as its JSON data; ProtobufError when it is not one."""
+    return decode_message(body, kind.type, kind.api_version, kind.kind)

@@ -8,7 +8,7 @@ stage needs to know of its request and hands it to the store with the request's 
 (`Endpoint.async_store(..., review=...)`); the store runs the stage after its validation.
 
     resources.py    the two resources: decoding, defaults, strategy
-    types.py        their fields (decoding as the typed decoder, OpenAPI)
+    types.py        their Go types (decoded as the typed decoder does, OpenAPI)
     validation.py   validation of the objects (validation.go)
     expressions.py  the admission CEL environment (compile checks, variables, cost, authorizer)
     evaluation.py   one policy, compiled, evaluated for one binding and param

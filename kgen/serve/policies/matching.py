@@ -23,29 +23,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgen.runtime.errors import APIError
+from kgen.runtime.scheme import GroupVersionKind, GroupVersionResource
 from kgen.runtime.store.selectors import LabelSelector, Requirement
 
 NAMESPACES = ("", "v1", "namespaces")
-
-
-@dataclass(frozen=True)
-class GroupVersionResource:
-    group: str
-    version: str
-    resource: str
-
-    def as_dict(self) -> dict[str, str]:
-        return {"group": self.group, "version": self.version, "resource": self.resource}
-
-
-@dataclass(frozen=True)
-class GroupVersionKind:
-    group: str
-    version: str
-    kind: str
-
-    def as_dict(self) -> dict[str, str]:
-        return {"group": self.group, "version": self.version, "kind": self.kind}
 
 
 @dataclass

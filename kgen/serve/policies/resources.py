@@ -1,10 +1,11 @@
 """The served resources `validatingadmissionpolicies` (with `/status`) and
 `validatingadmissionpolicybindings` of `admissionregistration.k8s.io/v1`.
 
-Both are cluster-scoped built-in kinds: a body is read as the typed decoder reads it
-(`types.decode`), defaulted as kubernetes' pkg/apis/admissionregistration/v1 defaults
-(failurePolicy Fail, matchPolicy Equivalent, empty selectors, rule scope `*`), validated
-by `validation`, and stored by the strategy of
+Both are cluster-scoped built-in kinds: a body is read as the typed decoder reads it into
+their Go types (`types`, `gotypes.decode`), defaulted as kubernetes'
+pkg/apis/admissionregistration/v1 defaults (failurePolicy Fail, matchPolicy Equivalent,
+empty selectors, rule scope `*`), written back as Go writes it, validated by
+`validation`, and stored by the strategy of
 pkg/registry/admissionregistration/validatingadmissionpolicy (and ...binding): generation 1
 on create and one more on a change of the spec, the status kept apart (written only through
 /status), and updates that must name a resourceVersion (no unconditional update).
@@ -15,10 +16,12 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from kgen.runtime.errors import APIError, StatusCause, bad_request
-from kgen.runtime.scheme import DecodeResult, FieldValidation, GroupVersionKind, parse_json_with_duplicates
+from kgen.runtime import gotypes
+from kgen.runtime.errors import APIError, bad_request
+from kgen.runtime.scheme import DecodeResult, FieldValidation, GroupVersionKind, cannot_handle
 from kgen.runtime.store import DefaultStrategy, ResourceInfo
 from kgen.runtime.validation.field import FieldError, invalid_error
+from kgen.serve.builtins.types import LABEL_SELECTOR
 from kgen.serve.loader import PrinterColumn, Resource, ServedVersion
 from kgen.serve.policies import types, validation
 
@@ -77,30 +80,36 @@ def info_of(resource: Resource) -> ResourceInfo:
 
 
 # -- defaults --------------------------------------------------------------------------------
+# They work on decoded Go values (`gotypes.decode`), where an unset pointer is None, as the
+# defaulters do on the Go structs.
 
 
 def _default_match_resources(resources: dict[str, Any] | None) -> None:
     """SetDefaults_MatchResources and SetDefaults_Rule of its rules."""
     if resources is None:
         return
-    resources.setdefault("matchPolicy", "Equivalent")
-    resources.setdefault("namespaceSelector", {})
-    resources.setdefault("objectSelector", {})
+    if resources["matchPolicy"] is None:
+        resources["matchPolicy"] = "Equivalent"
+    for name in ("namespaceSelector", "objectSelector"):
+        if resources[name] is None:
+            resources[name] = gotypes.zero(LABEL_SELECTOR)
     for name in ("resourceRules", "excludeResourceRules"):
-        for rule in resources.get(name) or []:
-            rule.setdefault("scope", "*")
+        for rule in resources[name] or []:
+            if rule["scope"] is None:
+                rule["scope"] = "*"
 
 
-def default_policy(obj: dict[str, Any]) -> None:
-    """The defaults of a ValidatingAdmissionPolicy."""
-    spec = obj.setdefault("spec", {})
-    spec.setdefault("failurePolicy", "Fail")
-    _default_match_resources(spec.get("matchConstraints"))
+def default_policy(value: dict[str, Any]) -> None:
+    """The defaults of a decoded ValidatingAdmissionPolicy."""
+    spec = value["spec"]
+    if spec["failurePolicy"] is None:
+        spec["failurePolicy"] = "Fail"
+    _default_match_resources(spec["matchConstraints"])
 
 
-def default_binding(obj: dict[str, Any]) -> None:
-    """The defaults of a ValidatingAdmissionPolicyBinding."""
-    _default_match_resources(obj.setdefault("spec", {}).get("matchResources"))
+def default_binding(value: dict[str, Any]) -> None:
+    """The defaults of a decoded ValidatingAdmissionPolicyBinding."""
+    _default_match_resources(value["spec"]["matchResources"])
 
 
 # -- the request flow --------------------------------------------------------------------------
@@ -117,7 +126,7 @@ class PolicyFlow:
     def __init__(self, resource: Resource):
         self.resource = resource
         self.kind = resource.kind
-        self.shape = types.POLICY if resource is POLICIES else types.BINDING
+        self.type = types.POLICY if resource is POLICIES else types.BINDING
         self._default = default_policy if resource is POLICIES else default_binding
 
     def decode(self, data: bytes, version: str, field_validation: FieldValidation) -> DecodeResult:
@@ -125,19 +134,20 @@ class PolicyFlow:
         if len(data) > _MAX_BODY:
             raise APIError(413, "RequestEntityTooLarge", f"Request entity too large: limit is {_MAX_BODY}")
         try:
-            document, duplicates = parse_json_with_duplicates(data)
+            document = gotypes.parse_json(data)
         except ValueError as error:
             raise bad_request(f"invalid JSON: {error}") from None
-        return self.decode_dict(document, version, field_validation, duplicates)
+        return self.decode_dict(document, version, field_validation)
 
-    def decode_dict(
-        self, document: Any, version: str, field_validation: FieldValidation, duplicates: list[str] | None = None
-    ) -> DecodeResult:
-        """`decode` of JSON data (a patch's result)."""
-        if not isinstance(document, dict):
+    def decode_dict(self, document: Any, version: str, field_validation: FieldValidation) -> DecodeResult:
+        """`decode` of JSON data (a patch's result, or what `gotypes.parse_json` read): Go's
+        type errors and strict decoding errors are the 400 of transformDecodeError
+        (`<Kind> in version "v1" cannot be handled as a <Kind>: ...`)."""
+        if not gotypes.is_object(document):
             raise bad_request("the object must be a JSON object")
-        api_version = document.get("apiVersion") or types.API_VERSION
-        kind = document.get("kind") or self.kind
+        members = gotypes.type_meta(document)
+        api_version = members.get("apiVersion") or types.API_VERSION
+        kind = members.get("kind") or self.kind
         if api_version != types.API_VERSION or kind != self.kind:
             raise bad_request(
                 f"the API version in the data ({api_version}) does not match the expected API version "
@@ -145,16 +155,18 @@ class PolicyFlow:
                 if kind == self.kind
                 else f"the kind in the data ({kind}) does not match the expected kind ({self.kind})"
             )
-        obj, unknown = types.decode(self.shape, document, self.kind)
-        problems = unknown + list(duplicates or [])
+        try:
+            decoded = gotypes.decode(self.type, document)
+        except gotypes.DecodeError as error:
+            raise cannot_handle(self.kind, version, str(error)) from None
+        problems = decoded.strict if field_validation is not FieldValidation.IGNORE else []
         if problems and field_validation is FieldValidation.STRICT:
-            raise bad_request(
-                "strict decoding error: " + ", ".join(problems), [StatusCause("FieldValueInvalid", p) for p in problems]
-            )
-        obj["apiVersion"], obj["kind"] = types.API_VERSION, self.kind
-        self._default(obj)
-        warnings = problems if field_validation is FieldValidation.WARN else []
-        return DecodeResult(types.written(self.shape, obj), GroupVersionKind(types.GROUP, version, self.kind), warnings)
+            raise cannot_handle(self.kind, version, "strict decoding error: " + ", ".join(problems))
+        value = decoded.value
+        value["apiVersion"], value["kind"] = types.API_VERSION, self.kind
+        self._default(value)
+        obj: dict[str, Any] = gotypes.encode(self.type, value)
+        return DecodeResult(obj, GroupVersionKind(types.GROUP, version, self.kind), problems)
 
     def to_storage(self, obj: dict[str, Any], old: dict[str, Any] | None) -> dict[str, Any]:
         """The object as stored (the one version is the storage version)."""

@@ -20,8 +20,10 @@ import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from kgen.runtime import gotypes
 from kgen.runtime.errors import APIError
 from kgen.runtime.validation import celparse
+from kgen.serve.builtins.types import OBJECT_META
 from kgen.serve.policies import types
 from kgen.serve.policies.expressions import OBJECT, OLD_OBJECT, PARAMS, _location
 from kgen.serve.policies.resources import POLICIES
@@ -37,20 +39,30 @@ _log = logging.getLogger("kgen.serve.policies")
 # -- schemas -----------------------------------------------------------------------------------
 
 
+_JSON_TYPES = {"string": "string", "bool": "boolean", "int32": "integer", "int64": "integer"}
+
+
+def _shallow_schema(go_type: gotypes.GoType) -> dict[str, Any]:
+    """The JSON type of a field of ObjectMeta (its lists' items left open)."""
+    if isinstance(go_type, gotypes.Pointer):
+        return _shallow_schema(go_type.elem)
+    if isinstance(go_type, gotypes.Map):
+        return {"type": "object", "additionalProperties": _shallow_schema(go_type.elem)}
+    if isinstance(go_type, gotypes.Slice):
+        return {"type": "array"}
+    if isinstance(go_type, gotypes.Scalar):
+        return {"type": _JSON_TYPES[go_type.kind]}
+    if isinstance(go_type, gotypes.Timestamp):
+        return {"type": "string"}
+    return {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+
+
 def _object_meta_schema() -> dict[str, Any]:
     """ObjectMeta as a schema (the fields a CEL type of a resource's metadata has)."""
-    properties: dict[str, Any] = {}
-    for name, member in types.OBJECT_META.fields.items():
-        kind = member.shape.json
-        if kind == "map":
-            properties[name] = {"type": "object", "additionalProperties": {"type": "string"}}
-        elif kind == "array":
-            properties[name] = {"type": "array"}
-        elif kind == "any":
-            properties[name] = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
-        else:
-            properties[name] = {"type": kind}
-    return {"type": "object", "properties": properties}
+    return {
+        "type": "object",
+        "properties": {member.json: _shallow_schema(member.type) for member in OBJECT_META.fields},
+    }
 
 
 class _Resolver:

@@ -94,23 +94,22 @@ def _resources(resources: Sequence[str], path: Path) -> list[FieldError]:
     return errors
 
 
+def _listed(values: list[Any], path: Path, others: str) -> list[FieldError]:
+    """A rule's list that must name something, where `*` stands alone (`others`: what the
+    other entries would be)."""
+    errors: list[FieldError] = []
+    if not values:
+        errors.append(field.required(path, ""))
+    if len(values) > 1 and "*" in values:
+        errors.append(field.invalid(path, values, f"if '*' is present, must not specify other {others}"))
+    return errors
+
+
 def _rule(rule: Mapping[str, Any], path: Path) -> list[FieldError]:
     """validateRule (subresources allowed)."""
-    errors: list[FieldError] = []
-    groups = rule.get("apiGroups") or []
-    if not groups:
-        errors.append(field.required(path.child("apiGroups"), ""))
-    if len(groups) > 1 and "*" in groups:
-        errors.append(
-            field.invalid(path.child("apiGroups"), groups, "if '*' is present, must not specify other API groups")
-        )
+    errors = _listed(rule.get("apiGroups") or [], path.child("apiGroups"), "API groups")
     versions = rule.get("apiVersions") or []
-    if not versions:
-        errors.append(field.required(path.child("apiVersions"), ""))
-    if len(versions) > 1 and "*" in versions:
-        errors.append(
-            field.invalid(path.child("apiVersions"), versions, "if '*' is present, must not specify other API versions")
-        )
+    errors += _listed(versions, path.child("apiVersions"), "API versions")
     for i, version in enumerate(versions):
         if version == "":
             errors.append(field.required(path.child("apiVersions").index(i), ""))
@@ -132,12 +131,7 @@ def _named_rule(rule: Mapping[str, Any], path: Path) -> list[FieldError]:
             errors.append(field.duplicate(path.child("resourceNames").index(i), name))
         seen.add(name)
     operations = rule.get("operations") or []
-    if not operations:
-        errors.append(field.required(path.child("operations"), ""))
-    if len(operations) > 1 and "*" in operations:
-        errors.append(
-            field.invalid(path.child("operations"), operations, "if '*' is present, must not specify other operations")
-        )
+    errors += _listed(operations, path.child("operations"), "operations")
     for i, operation in enumerate(operations):
         if operation not in _OPERATIONS:
             errors.append(field.not_supported(path.child("operations").index(i), operation, _OPERATIONS))
