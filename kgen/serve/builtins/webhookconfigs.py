@@ -23,17 +23,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kgen.runtime.gotypes import INT32, STRING, Bytes, Field, Map, Pointer, Scalar, Slice, Struct
+from kgen.runtime.gotypes import INT32, STRING, Bytes, Field, Pointer, Scalar, Slice, Struct
 from kgen.runtime.validation.content import is_dns1035_label, is_fully_qualified_name
 from kgen.runtime.validation.field import FieldError, Path, duplicate, invalid, not_supported, required
 from kgen.serve.builtins import tables, types
-from kgen.serve.builtins.types import _metadata, _type_meta
+from kgen.serve.builtins.types import LABEL_SELECTOR, _metadata, type_meta
 from kgen.serve.builtins.flow import BuiltinKind
 from kgen.serve.builtins.validation import object_meta, object_meta_update
 
 GROUP = "admissionregistration.k8s.io"
 _DEFINITION = "io.k8s.api.admissionregistration.v1."
-_META = "io.k8s.apimachinery.pkg.apis.meta.v1."
 _STRINGS = Slice("[]string", STRING)
 _ATOMIC_LIST = {"x-kubernetes-list-type": "atomic"}
 _BY_NAME = {
@@ -50,32 +49,6 @@ _ALL_SIDE_EFFECTS = ("None", "NoneOnDryRun", "Some", "Unknown")
 _REINVOCATION_POLICIES = ("IfNeeded", "Never")
 
 # -- the Go types ----------------------------------------------------------------------------------
-
-LABEL_SELECTOR_REQUIREMENT = Struct(
-    "v1.LabelSelectorRequirement",
-    definition=_META + "LabelSelectorRequirement",
-    description="One requirement on a label: its key, an operator, and the values it compares with.",
-    fields=(
-        Field("key", STRING, omitempty=False, proto=1, required=True, description="The label's key."),
-        Field("operator", Scalar("v1.LabelSelectorOperator"), omitempty=False, proto=2, required=True,
-              description="In, NotIn, Exists or DoesNotExist."),
-        Field("values", _STRINGS, proto=3, extensions=_ATOMIC_LIST,
-              description="The values In and NotIn compare with; empty for Exists and DoesNotExist."),
-    ),
-)  # fmt: skip
-
-LABEL_SELECTOR = Struct(
-    "v1.LabelSelector",
-    definition=_META + "LabelSelector",
-    description="Labels an object must have: every requirement holds (an empty selector selects everything).",
-    extensions={"x-kubernetes-map-type": "atomic"},
-    fields=(
-        Field("matchLabels", Map("map[string]string", STRING), proto=1,
-              description="Labels that must have exactly these values."),
-        Field("matchExpressions", Slice("[]v1.LabelSelectorRequirement", LABEL_SELECTOR_REQUIREMENT), proto=2,
-              extensions=_ATOMIC_LIST, description="Requirements that must all hold."),
-    ),
-)  # fmt: skip
 
 SERVICE_REFERENCE = Struct(
     "v1.ServiceReference",
@@ -183,7 +156,7 @@ def _configuration(kind: str, webhook: Struct, description: str) -> Struct:
         definition=_DEFINITION + kind,
         description=description,
         fields=(
-            *_type_meta(),
+            *type_meta(),
             _metadata(),
             Field("webhooks", Slice(f"[]{webhook.name}", webhook), proto=2, extensions=_BY_NAME,
                   description="The webhooks, called in this order."),
