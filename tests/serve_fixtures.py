@@ -22,6 +22,7 @@ msgspec structs (`generate_msgspec_example`, run once per session by conftest's
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -30,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -207,3 +209,41 @@ def generate_msgspec_example(root: Path) -> ExampleAPI:
 def example_api(request: pytest.FixtureRequest, models: str) -> ExampleAPI:
     """The example API on `models` (the msgspec one is generated once per session)."""
     return PYDANTIC_EXAMPLE if models == "pydantic" else request.getfixturevalue("msgspec_example")
+
+
+# -- one API served three ways --------------------------------------------------------------------
+
+SERVERS = (
+    "fake",
+    pytest.param("serve-sqlite", marks=pytest.mark.slow),
+    pytest.param("serve-etcd", marks=pytest.mark.slow),
+)
+"""How a behavioural suite's API is served: `FakeCluster` in process (memory storage), and
+`kgen serve` in a subprocess over TLS on SQLite and on etcd. Parametrize a module-scoped
+fixture with these and open it with `served_api`."""
+
+
+class ServedClient(httpx.Client):
+    """An HTTP client of a served API (an attribute or two of the suite's may ride along)."""
+
+
+@contextlib.contextmanager
+def served_api(request: pytest.FixtureRequest, config: Path, directory: Path) -> Iterator[Callable[..., ServedClient]]:
+    """The API of `config` served as `request.param` (one of `SERVERS`) says; yields a factory
+    of clients. kgen serve runs without authentication (as FakeCluster does, so requests
+    are `system:anonymous` on both), still over TLS."""
+    import uuid
+
+    if request.param == "fake":
+        from kgen.serve.fake import FakeCluster, _SyncBridge
+
+        with FakeCluster(config=config) as fake:
+            yield lambda **kwargs: ServedClient(transport=_SyncBridge(fake), base_url="https://fake.cluster", **kwargs)
+        return
+    if request.param == "serve-etcd":
+        storage = f"etcd:{request.getfixturevalue('etcd_server').endpoint}"
+        extra: tuple[str, ...] = ("--storage-prefix", f"/kgen-test-{uuid.uuid4().hex[:8]}/registry/")
+    else:
+        storage, extra = f"sqlite:{directory / 'store.db'}", ()
+    with ServeProcess("--no-auth", *extra, storage=storage, config=config) as server:
+        yield lambda **kwargs: ServedClient(base_url=server.url, verify=server.verify(), timeout=30.0, **kwargs)

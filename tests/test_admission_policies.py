@@ -24,6 +24,8 @@ import httpx
 import pytest
 
 from conftest import write_tree
+from tests.serve_fixtures import SERVERS, served_api
+from tests.store_fixtures import etcd_server  # noqa: F401
 
 DOC = """
 // +k8s:deepcopy-gen=package
@@ -144,20 +146,11 @@ def _files() -> dict[str, str]:
     return files
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    from kgen.serve.fake import FakeCluster
-
+@pytest.fixture(scope="module", params=SERVERS)
+def http(request, tmp_path_factory) -> Iterator[httpx.Client]:
+    """The API served by FakeCluster, and by kgen serve on SQLite and on etcd (every check runs on each)."""
     root = write_tree(tmp_path_factory.mktemp("admission-policies"), _files())
-    with FakeCluster(config=root / "pyproject.toml") as fake:
-        yield fake
-
-
-@pytest.fixture(scope="module")
-def http(cluster) -> Iterator[httpx.Client]:
-    from kgen.serve.fake import _SyncBridge
-
-    with httpx.Client(transport=_SyncBridge(cluster), base_url="https://fake.cluster") as client:
+    with served_api(request, root / "pyproject.toml", root) as connect, connect() as client:
         for name, labels in (("team-a", {"team": "a"}), ("team-b", {"team": "b"})):
             created = client.post(NAMESPACES, json={"metadata": {"name": name, "labels": labels}})
             assert created.status_code == 201, created.text
@@ -968,7 +961,7 @@ def test_policy_defaults_generation_and_status(http):
     http.delete(f"{POLICIES}/defaults")
 
 
-def test_policy_status_controller_type_checks(http, cluster):
+def test_policy_status_controller_type_checks(http):
     """validatingadmissionpolicy-status: observedGeneration and typeChecking are applied by the
     controller after a spec change; a field the matched kind's schema lacks is a warning,
     `<group>/<version>, Kind=<kind>: ERROR: <input>:1:13: undefined field 'size'` with cel-go's

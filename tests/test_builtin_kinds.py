@@ -23,6 +23,8 @@ import httpx
 import pytest
 
 from conftest import write_tree
+from tests.serve_fixtures import SERVERS, served_api
+from tests.store_fixtures import etcd_server  # noqa: F401
 
 TYPES = """
 package v1
@@ -78,20 +80,11 @@ CONFIG_KEY = (
 )
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    from kgen.serve.fake import FakeCluster
-
+@pytest.fixture(scope="module", params=SERVERS)
+def client(request, tmp_path_factory):
+    """The API served by FakeCluster, and by kgen serve on SQLite and on etcd (every check runs on each)."""
     root = write_tree(tmp_path_factory.mktemp("builtin-kinds"), FILES)
-    with FakeCluster(config=root / "pyproject.toml") as fake:
-        yield fake
-
-
-@pytest.fixture(scope="module")
-def client(cluster):
-    from kgen.serve.fake import _SyncBridge
-
-    with httpx.Client(transport=_SyncBridge(cluster), base_url="https://fake.cluster") as http:
+    with served_api(request, root / "pyproject.toml", root) as connect, connect() as http:
         yield http
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import json
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +22,7 @@ import httpx
 import pytest
 
 from conftest import write_tree
-from tests.serve_fixtures import ServeProcess
+from tests.serve_fixtures import SERVERS, ServedClient, served_api
 from tests.store_fixtures import etcd_server  # noqa: F401
 
 DOC = """
@@ -157,10 +156,8 @@ def _files() -> dict[str, str]:
     return files
 
 
-class Served(httpx.Client):
-    """A client of the cluster, and the group its Widgets are served in."""
-
-    group = "shop.example.com"
+Served = ServedClient
+"""A client of the cluster; its `group` is the group its Widgets are served in."""
 
 
 @dataclass
@@ -168,14 +165,7 @@ class Cluster:
     """One way of serving the Widgets' API: the directory of its sources, and its clients."""
 
     root: Path
-    connect: Callable[[], Served]
-
-
-SERVERS = [
-    "fake",
-    pytest.param("serve-sqlite", marks=pytest.mark.slow),
-    pytest.param("serve-etcd", marks=pytest.mark.slow),
-]
+    connect: Callable[[], ServedClient]
 
 
 @pytest.fixture(scope="module", params=SERVERS)
@@ -183,20 +173,8 @@ def cluster(request, tmp_path_factory):
     """The Widgets' API served by `FakeCluster` in process (memory storage), and by `kgen serve`
     (a subprocess, over TLS) on SQLite and on etcd: every check below runs on all three."""
     root = write_tree(tmp_path_factory.mktemp("custom-resources"), _files())
-    if request.param == "fake":
-        from kgen.serve.fake import FakeCluster, _SyncBridge
-
-        with FakeCluster(config=root / "pyproject.toml") as fake:
-            yield Cluster(root, lambda: Served(transport=_SyncBridge(fake), base_url="https://fake.cluster"))
-        return
-    if request.param == "serve-etcd":
-        storage = f"etcd:{request.getfixturevalue('etcd_server').endpoint}"
-        extra: tuple[str, ...] = ("--storage-prefix", f"/kgen-test-{uuid.uuid4().hex[:8]}/registry/")
-    else:
-        storage, extra = f"sqlite:{root / 'store.db'}", ()
-    with ServeProcess(*extra, storage=storage, config=root / "pyproject.toml") as server:
-        headers = {"Authorization": f"Bearer {server.token}"} if server.token else {}
-        yield Cluster(root, lambda: Served(base_url=server.url, headers=headers, verify=server.verify(), timeout=30.0))
+    with served_api(request, root / "pyproject.toml", root) as connect:
+        yield Cluster(root, connect)
 
 
 @pytest.fixture(scope="module", params=["generated", "installed"])
@@ -209,6 +187,7 @@ def client(request, cluster):
     from kgen.options import resolve_options
 
     with cluster.connect() as http:
+        http.group = "shop.example.com"
         if request.param == "installed":
             import yaml
 
