@@ -5,6 +5,7 @@ API server gives. Each test names the upstream code whose behaviour it reproduce
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
@@ -655,3 +656,42 @@ def test_schema_is_immutable_and_keeps_extensions_as_data() -> None:
         schema.type = "object"  # type: ignore[misc]
     with pytest.raises(TypeError):
         schema.properties["x"] = schema  # type: ignore[index]
+
+
+_DEFAULTED = {
+    "type": "object",
+    "properties": {
+        "spec": {
+            "type": "object",
+            "properties": {
+                "replicas": {"type": "integer", "default": 1},
+                "ports": {"type": "array", "items": {"type": "object", "properties": {"protocol": {"type": "string", "default": "TCP"}}}},
+                "labels": {"type": "object", "additionalProperties": {"type": "string", "default": "x"}},
+                "plain": {"type": "object", "properties": {"a": {"type": "string"}}},
+            },
+        },
+    },
+}
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [
+        {},
+        {"spec": {}},
+        {"spec": {"replicas": 2}},
+        {"spec": {"replicas": None}},
+        {"spec": {"replicas": 2, "ports": [{"protocol": "UDP"}, {}]}},
+        {"spec": {"replicas": 2, "ports": [{"protocol": "UDP"}]}},
+        {"spec": {"replicas": 2, "labels": {"a": None}}},
+        {"spec": {"replicas": 2, "labels": {"a": "b"}, "plain": {"a": "z"}}},
+    ],
+)
+def test_needs_defaults_says_whether_defaulting_changes_an_object(obj) -> None:
+    """A stored object is copied and defaulted on read only when defaulting would change it."""
+    from kgen.runtime.structural import Structural, default, needs_defaults
+
+    schema = Structural.from_openapi(_DEFAULTED)
+    defaulted = copy.deepcopy(obj)
+    default(defaulted, schema)
+    assert needs_defaults(obj, schema) == (defaulted != obj)

@@ -31,10 +31,11 @@ from kgen.runtime.scheme import (
     cannot_handle,
     parse_json_with_duplicates,
 )
-from kgen.runtime.store import DefaultStrategy, ResourceInfo
+from kgen.runtime.store import DefaultStrategy, ResourceInfo, json_copy
 from kgen.runtime.structural import (
     Structural,
     default,
+    needs_defaults,
     embedded_resource_errors,
     list_type_errors,
     prune,
@@ -271,9 +272,9 @@ class CustomResourceFlow:
         """A stored object in `version`, defaulted as the API server defaults what it reads (the
         stored object itself when nothing changes: copy it before changing it)."""
         if version == self.storage_version:
-            if not self.defaults.get(version):
+            if not self.defaults.get(version) or not needs_defaults(stored, self.schemas[version]):
                 return stored
-            read = copy.deepcopy(stored)
+            read = json_copy(stored)
             default(read, self.schemas[version])
             return read
         return self._convert(copy.deepcopy(stored), self.storage_version, version)

@@ -15,7 +15,7 @@ The API server applies it to each custom resource in this order, and so should c
 `x-kubernetes-validations` (CEL) rules are kept in the tree but evaluated elsewhere.
 """
 
-from kgen.runtime.structural.defaulting import default, prune_nulls
+from kgen.runtime.structural.defaulting import default, needs_defaults, prune_nulls
 from kgen.runtime.structural.embedded import embedded_resource_errors
 from kgen.runtime.structural.prune import prune
 from kgen.runtime.structural.schema import NO_DEFAULT, SUPPORTED_STRING_FORMATS, Structural
@@ -35,6 +35,7 @@ __all__ = [
     "default",
     "embedded_resource_errors",
     "list_type_errors",
+    "needs_defaults",
     "prune",
     "prune_nulls",
     "update_list_type_errors",

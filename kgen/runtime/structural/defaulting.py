@@ -22,7 +22,7 @@ from typing import Any
 
 from kgen.runtime.structural.schema import Structural
 
-__all__ = ["default", "prune_nulls"]
+__all__ = ["default", "needs_defaults", "prune_nulls"]
 
 
 def _non_nullable_null(x: Any, s: Structural | None) -> bool:
@@ -59,6 +59,65 @@ def default(obj: Any, schema: Structural | None) -> None:
             if items is not None and _non_nullable_null(obj[i], items):
                 obj[i] = _default_value(items)
             default(obj[i], items)
+
+
+class _Plan:
+    """Where defaults lie below one schema node: the properties that have one, the
+    properties to look into, and the additional properties and items to look into."""
+
+    __slots__ = ("node", "direct", "below", "additional", "items", "any")
+
+    def __init__(self, node: Structural):
+        self.node = node  # kept: plans are found by the node's id
+        self.direct = tuple((k, p) for k, p in node.properties.items() if p.has_default)
+        self.below = tuple((k, p) for k, p in node.properties.items() if _plan(p).any)
+        additional = node.additional_properties_schema
+        self.additional = (
+            additional if additional is not None and (additional.has_default or _plan(additional).any) else None
+        )
+        self.items = (
+            node.items if node.items is not None and (node.items.has_default or _plan(node.items).any) else None
+        )
+        self.any = bool(self.direct or self.below or self.additional is not None or self.items is not None)
+
+
+_PLANS: dict[int, _Plan] = {}
+
+
+def _plan(s: Structural) -> _Plan:
+    found = _PLANS.get(id(s))
+    if found is None:
+        found = _PLANS[id(s)] = _Plan(s)
+    return found
+
+
+def needs_defaults(obj: Any, schema: Structural | None) -> bool:
+    """Whether `default` would change `obj` (read-only, looking only where the schema has
+    defaults: a stored object, defaulted when it was written, mostly needs none)."""
+    if schema is None:
+        return False
+    plan = _plan(schema)
+    if not plan.any:
+        return False
+    if isinstance(obj, dict):
+        for k, prop in plan.direct:
+            if k not in obj or _non_nullable_null(obj[k], prop):
+                return True
+        for k, prop in plan.below:
+            if k in obj and needs_defaults(obj[k], prop):
+                return True
+        additional = plan.additional
+        if additional is not None:
+            known = schema.properties
+            for k, v in obj.items():
+                if k not in known and (
+                    (v is None and additional.has_default and not additional.nullable) or needs_defaults(v, additional)
+                ):
+                    return True
+    elif isinstance(obj, list) and plan.items is not None:
+        items = plan.items
+        return any((v is None and items.has_default and not items.nullable) or needs_defaults(v, items) for v in obj)
+    return False
 
 
 def _schema_for_field(name: str, s: Structural | None) -> Structural | None:
