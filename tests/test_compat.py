@@ -438,6 +438,17 @@ CASES = {
           "removed: fields the schema does not name are now dropped; for example the API server keeps "
           'spec.blob.x-example of {"spec":{"blob":{"x-example":"kept"}}} before the change and drops it after it')],
     ),
+    "description-changed: a warning on a stable version": (
+        api(spec=field("// Size is how big the widget is, in centimetres.", "// +optional", 'Size int32 `json:"size,omitempty"`')),
+        api(spec=field("// Size is how big the widget is, in inches.", "// +optional", 'Size int32 `json:"size,omitempty"`')),
+        [("warning", "description-changed", "Widget shop.example.com/v1 spec.size: its description changed: check that it "
+          "still means what it meant")],
+    ),
+    "description-changed: a description given for the first time is not a change": (
+        api(spec=field("// +optional", 'Size int32 `json:"size,omitempty"`')),
+        api(spec=field("// Size is how big the widget is.", "// +optional", 'Size int32 `json:"size,omitempty"`')),
+        [],
+    ),
     "validation-relaxed: a warning on a stable version": (
         api(spec=field("// +optional", "// +kubebuilder:validation:MaxLength=5", NAME)),
         api(spec=field("// +optional", "// +kubebuilder:validation:MaxLength=10", NAME)),
@@ -465,8 +476,11 @@ CASES = {
         api(status=field("// +optional", "// +kubebuilder:validation:MaxLength=3", NAME)),
         api(status=field("// +optional", NAME)), [],
     ),
-    "documentation only": (
-        api(spec=field("// Size is the size.", SIZE)), api(spec=field("// Size is how big it is.", SIZE)), [],
+    "description-changed: on a beta version, information": (
+        api(spec=field("// Size is the size.", SIZE), version="v1beta1"),
+        api(spec=field("// Size is how big it is.", SIZE), version="v1beta1"),
+        [("info", "description-changed", "Widget shop.example.com/v1beta1 spec.size: its description changed: check "
+          "that it still means what it meant")],
     ),
 }  # fmt: skip
 

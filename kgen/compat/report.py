@@ -5,7 +5,8 @@
   the CRD manifest.
 - Severity starts from the rule (or the change), then: alpha versions and fields behind a
   `+featureGate` lower it one level; validation under `status` (which the server's own
-  controllers write) is `info`; relaxed validation is a `warning` on a stable version.
+  controllers write) is `info`; relaxed validation and a changed description are a `warning`
+  on a stable version.
 - The same change of a Go field seen through several kinds (PodSpec in Pod, Deployment,
   Job, ...) or several versions is one finding, at the most severe of its places, naming
   the others; a change of the Go types that a schema change already shows is left out.
@@ -122,7 +123,7 @@ def _severity(change: Change) -> tuple[str, str]:
     rule = RULES[change.rule]
     severity = change.severity or rule.severity
     under_status = bool(change.steps) and change.steps[0] == ("properties", "status")
-    if change.rule == "validation-relaxed":
+    if change.rule in ("validation-relaxed", "description-changed"):
         if under_status:
             return "", ""
         if change.version and stability(change.version) == "stable":

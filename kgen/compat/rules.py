@@ -159,6 +159,10 @@ RULES: dict[str, Rule] = {
              "nulls they never saw (a warning)"),
         Rule("pruning-enabled", ERROR, "x-kubernetes-preserve-unknown-fields is removed from an object",
              "fields kept before are dropped by the API server on the next write: stored data is lost"),
+        Rule("description-changed", INFO, "an existing field's description changes",
+             f"what a field means may not change in a stable version ({_GUIDE}: changing the meaning of a field "
+             "breaks the clients that relied on it); the description is where a change of meaning shows: check that "
+             "the field still means what it meant (a warning on stable versions)"),
         Rule("validation-relaxed", INFO, "validation accepts values it refused before",
              f"a compatible change for the API server, but consumers that relied on the old rules may see values "
              f"they never saw ({_GUIDE}: weakening validation has the potential to break other consumers); a "

@@ -10,7 +10,8 @@ one `validation-relaxed` change.
 
 Nodes are matched by property name, list items and map values; a node only the new schema
 has is a new field, and nothing in it is a finding (its required fields aside, which the
-parent reports). Descriptions, titles and examples are not compared.
+parent reports). A changed description is reported (it is where a change of meaning shows);
+titles and examples are not compared.
 """
 
 from __future__ import annotations
@@ -81,6 +82,8 @@ def _compare(o: dict[str, Any], n: dict[str, Any], steps: Steps, out: list[Chang
     def change(rule: str, what: str, **extra: Any) -> None:
         out.append(Change(rule, what, extra.pop("at", steps), old_node=o, new_node=n, **extra))
 
+    if o.get("description") and n.get("description") and n["description"] != o["description"]:
+        change("description-changed", "its description changed: check that it still means what it meant")
     _nullable(o, n, change)
     _default(o, n, change)
     if o.get("x-kubernetes-preserve-unknown-fields") and not n.get("x-kubernetes-preserve-unknown-fields"):
