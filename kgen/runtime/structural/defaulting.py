@@ -67,6 +67,9 @@ class _Plan:
 
     __slots__ = ("node", "direct", "below", "additional", "items", "any")
 
+    any: bool
+    """Whether there is a default anywhere below the node."""
+
     def __init__(self, node: Structural):
         self.node = node  # kept: plans are found by the node's id
         self.direct = tuple((k, p) for k, p in node.properties.items() if p.has_default)
