@@ -49,12 +49,13 @@ pythons: $(STAMP)
 		$$env/bin/python -m pip install --quiet -e '.[dev]' && touch $$env/.kgen-installed || exit 1; \
 	done
 
+# Worker processes of the test runs (pytest-xdist; a module's tests stay on one worker);
+# TEST_WORKERS=0 runs them in this process.
+TEST_WORKERS ?= 2
+
 ## Run the whole test suite (what CI runs), then print the 15 slowest tests.
 test: $(STAMP) servers pythons
-	$(BIN)/python -m pytest -q --durations=15
-
-# The fast loop's worker processes (pytest-xdist); TEST_WORKERS=0 runs it in this process.
-TEST_WORKERS ?= 2
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadscope --durations=15
 
 ## The fast loop for local work: every test but those marked slow (subprocess interpreters,
 ## mypy, wheels, fuzzing, etcd, kgen serve) or network (pip/npm installs); `make test` runs all.
@@ -66,7 +67,7 @@ test-fast: $(STAMP)
 ## The whole suite again on each other supported Python found (CI runs it after `make test`).
 test-pythons: pythons servers
 	@for v in $(OTHER_PYTHONS); do \
-		if [ -x .venv-$$v/bin/python ]; then echo "== Python $$v"; .venv-$$v/bin/python -m pytest -q -p no:cacheprovider || exit 1; fi; \
+		if [ -x .venv-$$v/bin/python ]; then echo "== Python $$v"; .venv-$$v/bin/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadscope || exit 1; fi; \
 	done
 
 ## Fuzz kgen with thousands of mutated API sources (RUNS=N, SEED=N); prints what broke.
