@@ -28,6 +28,7 @@ from kgen.runtime.validation.content import is_dns1035_label, is_fully_qualified
 from kgen.runtime.validation.field import FieldError, Path, duplicate, invalid, not_supported, required
 from kgen.serve.builtins import tables, types
 from kgen.serve.builtins.types import LABEL_SELECTOR, _metadata, type_meta
+from kgen.serve.policies.types import MATCH_CONDITION
 from kgen.serve.builtins.flow import BuiltinKind
 from kgen.serve.builtins.validation import object_meta, object_meta_update
 
@@ -90,17 +91,6 @@ RULE_WITH_OPERATIONS = Struct(
               description="Resources, and subresources as resource/subresource (* and */* as wildcards)."),
         Field("scope", Pointer("*v1.ScopeType", Scalar("v1.ScopeType")), proto=4,
               description="Cluster, Namespaced or * (the default)."),
-    ),
-)  # fmt: skip
-
-MATCH_CONDITION = Struct(
-    "v1.MatchCondition",
-    definition=_DEFINITION + "MatchCondition",
-    description="A CEL expression a request must satisfy for the webhook to be called.",
-    fields=(
-        Field("name", STRING, omitempty=False, proto=1, required=True, description="The condition's name."),
-        Field("expression", STRING, omitempty=False, proto=2, required=True,
-              description="A CEL expression over object, oldObject, request and authorizer that gives a bool."),
     ),
 )  # fmt: skip
 

@@ -134,9 +134,10 @@ def _named_expression(name: str, description: str) -> Struct:
     )
 
 
-_MATCH_CONDITION = _named_expression(
-    "MatchCondition", "A named CEL expression that must be true for the policy to apply."
+MATCH_CONDITION = _named_expression(
+    "MatchCondition", "A named CEL expression that must be true for the policy or webhook to apply."
 )
+"""One type for policies and webhooks, as in admissionregistration/v1 (one OpenAPI definition)."""
 _VARIABLE = _named_expression("Variable", "A named CEL expression the others read as variables.<name>.")
 
 _EXPRESSION_WARNING = Struct(
@@ -162,7 +163,7 @@ POLICY_SPEC = Struct(
               description="Fail (the default) or Ignore."),
         Field("auditAnnotations", _list(_AUDIT_ANNOTATION), description="Annotations of the audit event.",
               extensions=_ATOMIC_LIST),
-        Field("matchConditions", _list(_MATCH_CONDITION), extensions=_keyed("name"),
+        Field("matchConditions", _list(MATCH_CONDITION), extensions=_keyed("name"),
               description="CEL conditions all of which must be true for the policy to apply."),
         Field("variables", _list(_VARIABLE), description="Named CEL expressions, evaluated when read.",
               extensions=_keyed("name")),
