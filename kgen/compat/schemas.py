@@ -82,7 +82,7 @@ def _compare(o: dict[str, Any], n: dict[str, Any], steps: Steps, out: list[Chang
     def change(rule: str, what: str, **extra: Any) -> None:
         out.append(Change(rule, what, extra.pop("at", steps), old_node=o, new_node=n, **extra))
 
-    if o.get("description") and n.get("description") and n["description"] != o["description"]:
+    if steps and o.get("description") and n.get("description") and n["description"] != o["description"]:
         change("description-changed", "its description changed: check that it still means what it meant")
     _nullable(o, n, change)
     _default(o, n, change)
