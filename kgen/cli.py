@@ -23,12 +23,10 @@ import click
 
 from kgen import __version__, deepstack
 from kgen.console import NORMAL, QUIET, VERBOSE, Console
-from kgen.diagnostics import InputError
-from kgen.emit import EmitError, Mode, emit
+from kgen.diagnostics import EmitError, InputError
 from kgen.extras import MissingExtra
 from kgen.findings import FAIL_ON_CHOICES, FORMATS
-from kgen.generators import DEFAULTS, GENERATORS, HOMES, RUNTIME_GENERATORS
-from kgen.markers.registry import REGISTRY
+from kgen.generator_names import DEFAULTS, HOMES, NAMES, RUNTIME_GENERATORS
 from kgen.options import MODEL_BACKENDS, Options, OptionsError, find_config, resolve_options
 
 EXIT_DRIFT = 1
@@ -157,7 +155,7 @@ def _options(
         import_map=import_map,
         only=only,
         tags=tags,
-        registered=tuple(GENERATORS),
+        registered=NAMES,
         defaults=DEFAULTS,
         strict=strict,
         require_module=True,
@@ -204,7 +202,7 @@ Examples:
 )
 @_input_options
 @click.option("--output", metavar="DIR", help="Where generated files go (default: generated).")
-@click.option("--only", metavar="GEN[,GEN]", help=f"Only these generators: {', '.join(GENERATORS)}.")
+@click.option("--only", metavar="GEN[,GEN]", help=f"Only these generators: {', '.join(NAMES)}.")
 @click.option(
     "--verify-only", "--check", "verify_only", is_flag=True,
     help="Write nothing; exit 1 with a diff when generated files drifted.",
@@ -276,6 +274,8 @@ def generate(
 def _emit(targets, verify_only: bool, input_dir: Path, force: bool = False) -> None:
     """Write or check each (root, files, generators) target; every target is checked before
     any is written, so a problem with the second leaves the first untouched too."""
+    from kgen.emit import Mode, emit
+
     mode = Mode.CHECK if verify_only else Mode.WRITE
     _console.progress("checking" if verify_only else "writing")
     if mode is Mode.WRITE and len(targets) > 1:
@@ -581,6 +581,8 @@ def _lint_table(path: Path):
 @main.command()
 def markers() -> None:
     """List every marker kgen knows, with its scopes, value type and meaning."""
+    from kgen.markers.registry import REGISTRY
+
     for name in sorted(REGISTRY.definitions, key=str.lower):
         definition = REGISTRY.definitions[name]
         scopes = ",".join(s.value for s in sorted(definition.scopes, key=lambda s: s.value))

@@ -119,3 +119,7 @@ def display_path(path: str | os.PathLike[str]) -> str:
     except ValueError:
         return text
     return text if relative.startswith("..") else relative
+
+
+class EmitError(Exception):
+    """The output cannot be written safely (exit code 2); raised by `kgen.emit`."""

@@ -34,7 +34,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from kgen.diagnostics import display_path
+from kgen.diagnostics import EmitError, display_path
 from kgen.render import GeneratedFile, generator_of
 
 STAGING_PREFIX = ".kgen-staging-"
@@ -45,10 +45,6 @@ JOURNAL = "journal.json"
 class Mode(enum.Enum):
     WRITE = "write"
     CHECK = "check"
-
-
-class EmitError(Exception):
-    """The output cannot be written safely (exit code 2)."""
 
 
 @dataclass

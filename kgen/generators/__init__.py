@@ -26,6 +26,15 @@ from kgen.generators import (
     validation,
     webhook,
 )
+from kgen.generator_names import (
+    DEFAULTS,
+    HOMES,
+    NAMES,
+    OPT_IN,
+    PYTHON_GENERATORS,
+    RUNTIME_GENERATORS,
+    SCHEMA_GENERATORS,
+)
 from kgen.generators.options import GeneratorOptions
 from kgen.ir.model import Universe
 from kgen.render import GeneratedFile
@@ -60,27 +69,9 @@ CHECKS: dict[str, Callable[[Universe, Diagnostics], None]] = {
     webhook.NAME: webhook.check,
 }
 
-#: Generators that run only when asked for (`generators` in [tool.kgen], or --only): the
-#: hypothesis strategies import hypothesis, a test dependency (the `test` extra).
-OPT_IN = (strategies.NAME,)
-
-#: What runs when the settings name no generators.
-DEFAULTS = tuple(name for name in GENERATORS if name not in OPT_IN)
-
-#: The directories of the output root that hold one generator's files and nothing else:
-#: a file of that generator there that a run does not produce is an orphan, wherever it is
-#: (a renamed group's OpenAPI document, the CRD of a removed kind).
-HOMES: dict[str, str] = {openapi.NAME: openapi.HOME, crd.NAME: crd.HOME, webhook.NAME: webhook.HOME}
-
-#: Generators of schemas and IDL (not Python modules).
-SCHEMA_GENERATORS = ("openapi", "crd", "protobuf")
-
-#: The generators of Python modules.
-PYTHON_GENERATORS = tuple(name for name in GENERATORS if name not in SCHEMA_GENERATORS)
-
-#: What kgen's own runtime is generated with: the Python modules, and the well-known
-#: types' `.proto` files kgen ships (with their compiled modules and converters).
-RUNTIME_GENERATORS = (*PYTHON_GENERATORS, "protobuf")
+# The names are written down twice, so that reading them loads no generator: they agree.
+if tuple(GENERATORS) != NAMES or HOMES != {openapi.NAME: openapi.HOME, crd.NAME: crd.HOME, webhook.NAME: webhook.HOME}:
+    raise ImportError("kgen.generator_names disagrees with the generator registry")
 
 
 def generators_for(name: str) -> dict[str, Generator]:
@@ -98,6 +89,10 @@ def unavailable_for(name: str, names: tuple[str, ...]) -> list[str]:
 
 __all__ = [
     "CHECKS",
+    "DEFAULTS",
+    "HOMES",
+    "NAMES",
+    "OPT_IN",
     "GENERATORS",
     "generators_for",
     "unavailable_for",

@@ -189,7 +189,7 @@ class FakeCluster:
         the first request, as `kubectl apply -f` would install them. `webhooks`: where the
         webhooks the API names are, by `namespace/name` of their Service or by URL: an ASGI
         application (called in process) or `host:port` (called over HTTPS)."""
-        from kgen.generators import DEFAULTS, GENERATORS
+        from kgen.generator_names import DEFAULTS, NAMES
         from kgen.options import MODEL_BACKENDS, find_config, resolve_options
         from kgen.serve.api import ServedAPI
         from kgen.serve.app import create_app, startup
@@ -201,7 +201,7 @@ class FakeCluster:
         options = resolve_options(
             config_path=found if found is not None else Path.cwd() / "pyproject.toml",
             input=str(input) if input is not None else None,
-            registered=tuple(GENERATORS),
+            registered=NAMES,
             defaults=DEFAULTS,
             models=models,
         )  # fmt: skip

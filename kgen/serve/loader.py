@@ -151,17 +151,17 @@ def serve_options(options: Options) -> Options:
     structs). The package is imported under the output's name, so in a test process it is
     the one copy the test's `import generated...` finds too, whichever is imported first:
     it holds every module the project's generated/ holds."""
-    from kgen.generators import GENERATORS
+    from kgen.generator_names import NAMES
 
     wanted = set(SERVE_GENERATORS) | set(options.generators)
-    return dataclasses.replace(options, generators=tuple(g for g in GENERATORS if g in wanted), only=())
+    return dataclasses.replace(options, generators=tuple(g for g in NAMES if g in wanted), only=())
 
 
 def load(options: Options, progress: Callable[[str], None] | None = None) -> LoadedAPI:
     """Generate (or reuse) the API's code for `options` and import it; see the module doc."""
     import importlib.util
 
-    from kgen import cache, pipeline
+    from kgen import cache
     from kgen.render import cache_root
 
     options = serve_options(options)
@@ -174,6 +174,8 @@ def load(options: Options, progress: Callable[[str], None] | None = None) -> Loa
     root = cache_root()
     directory = (root / "serve" / key) if root is not None else Path(tempfile.mkdtemp(prefix="kgen-serve-"))
     if not (directory / _MANIFEST).is_file():
+        from kgen import pipeline  # the generators are loaded only when there is something to generate
+
         result = pipeline.generate(options, progress=progress)
         universe = result.universe
         if universe is None:  # the files came from the run cache: parse once more for the IR
