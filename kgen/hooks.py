@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kgen.diagnostics import Diagnostics, Position
-from kgen.ir.model import Hook
+
+if TYPE_CHECKING:  # the IR is not loaded to read HOOK_MODULES (a warm kgen serve's run key)
+    from kgen.ir.model import Hook
 
 HOOK_MODULES = ("defaults", "conversion", "validation")
 
