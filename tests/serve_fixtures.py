@@ -65,7 +65,9 @@ class ServeProcess:
 
     def start(self) -> ServeProcess:
         with open(self.log, "wb") as log:
-            self.process = subprocess.Popen(self.args, cwd=self.cwd, env=self.env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            self.process = subprocess.Popen(
+                self.args, cwd=self.cwd, env=self.env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            )
         deadline = time.monotonic() + self.timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -101,7 +103,9 @@ class ServeProcess:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
         return httpx.Client(base_url=self.url, headers=headers, verify=self.verify(), timeout=30.0, **kwargs)
 
-    def kubectl(self, *args: str, input: str | None = None, check: bool = True, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
+    def kubectl(
+        self, *args: str, input: str | None = None, check: bool = True, timeout: float = 60.0
+    ) -> subprocess.CompletedProcess[str]:
         """Run kubectl against the server; with `check`, fail the test on a non-zero exit."""
         env = {**os.environ, "KUBECONFIG": str(self.kubeconfig), "HOME": str(self.home)}
         result = subprocess.run([KUBECTL, *args], input=input, env=env, capture_output=True, text=True, timeout=timeout)
@@ -141,7 +145,12 @@ requires_kubectl = pytest.mark.skipif(not kubectl_available(), reason="kubectl i
 
 def frobber(name: str, namespace: str = "default", api_version: str = "example.kgen.dev/v1", **spec) -> dict:
     """A Frobber object as JSON data."""
-    return {"apiVersion": api_version, "kind": "Frobber", "metadata": {"name": name, "namespace": namespace}, "spec": spec}
+    return {
+        "apiVersion": api_version,
+        "kind": "Frobber",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": spec,
+    }
 
 
 # -- the example API on each model backend ------------------------------------------------------
@@ -213,14 +222,20 @@ def example_api(request: pytest.FixtureRequest, models: str) -> ExampleAPI:
 
 # -- one API served three ways --------------------------------------------------------------------
 
+CLUSTER_ENV = "KGEN_TEST_CLUSTER"
+"""The kubeconfig of a real API server to run the behavioural suites against as well (the
+answer key they imitate); `python -m bench.conformance.cluster` sets it and scores the run."""
+
 SERVERS = (
     "fake",
     pytest.param("serve-sqlite", marks=pytest.mark.slow),
     pytest.param("serve-etcd", marks=pytest.mark.slow),
+    *((pytest.param("cluster", marks=pytest.mark.slow),) if os.environ.get(CLUSTER_ENV) else ()),
 )
 """How a behavioural suite's API is served: `FakeCluster` in process (memory storage), and
-`kgen serve` in a subprocess over TLS on SQLite and on etcd. Parametrize a module-scoped
-fixture with these and open it with `served_api`."""
+`kgen serve` in a subprocess over TLS on SQLite and on etcd; with `KGEN_TEST_CLUSTER` set, a
+real API server too. Parametrize a module-scoped fixture with these and open it with
+`served_api`."""
 
 
 class ServedClient(httpx.Client):
@@ -234,6 +249,10 @@ def served_api(request: pytest.FixtureRequest, config: Path, directory: Path) ->
     are `system:anonymous` on both), still over TLS."""
     import uuid
 
+    if request.param == "cluster":
+        with external_cluster(os.environ[CLUSTER_ENV], config) as connect:
+            yield connect
+        return
     if request.param == "fake":
         from kgen.serve.fake import FakeCluster, _SyncBridge
 
@@ -247,3 +266,106 @@ def served_api(request: pytest.FixtureRequest, config: Path, directory: Path) ->
         storage, extra = f"sqlite:{directory / 'store.db'}", ()
     with ServeProcess("--no-auth", *extra, storage=storage, config=config) as server:
         yield lambda **kwargs: ServedClient(base_url=server.url, verify=server.verify(), timeout=30.0, **kwargs)
+
+
+# -- a real API server ---------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def external_cluster(kubeconfig: str, config: Path) -> Iterator[Callable[..., ServedClient]]:
+    """A real API server, as its kubeconfig (current context) says, with the CRDs `config`
+    generates installed on it as `kubectl apply -f generated/crds/` would (what kgen serve
+    does at start); they are deleted again at the end, and their objects with them."""
+    import base64
+    import ssl
+
+    document = yaml.safe_load(Path(kubeconfig).read_text())
+    context = next(
+        c["context"] for c in document["contexts"] if c["name"] == document.get("current-context", c["name"])
+    )
+    cluster = next(c["cluster"] for c in document["clusters"] if c["name"] == context["cluster"])
+    user = next((u["user"] for u in document.get("users") or () if u["name"] == context.get("user")), {})
+    verify: ssl.SSLContext | bool = not cluster.get("insecure-skip-tls-verify", False)
+    if verify and "certificate-authority-data" in cluster:
+        verify = ssl.create_default_context(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
+    elif verify and "certificate-authority" in cluster:
+        verify = ssl.create_default_context(cafile=cluster["certificate-authority"])
+    directory = Path(tempfile.mkdtemp(prefix="kgen-cluster-test-"))
+    cert: tuple[str, str] | None = None
+    if "client-certificate-data" in user:
+        (directory / "client.crt").write_bytes(base64.b64decode(user["client-certificate-data"]))
+        (directory / "client.key").write_bytes(base64.b64decode(user["client-key-data"]))
+        cert = (str(directory / "client.crt"), str(directory / "client.key"))
+    elif "client-certificate" in user:
+        cert = (user["client-certificate"], user["client-key"])
+    headers = {"Authorization": f"Bearer {user['token']}"} if user.get("token") else {}
+
+    def connect(**kwargs) -> ServedClient:
+        kwargs["headers"] = {**headers, **kwargs.get("headers", {})}
+        return ServedClient(base_url=cluster["server"], verify=verify, cert=cert, timeout=30.0, **kwargs)
+
+    crds = generated_crds(config)
+    with connect() as http:
+        for crd in crds:
+            install_crd(http, crd)
+    try:
+        yield connect
+    finally:
+        with connect() as http:
+            for crd in crds:
+                delete_crd(http, crd["metadata"]["name"])
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def generated_crds(config: Path) -> list[dict]:
+    """The CustomResourceDefinitions kgen generates for the API of `config`."""
+    from kgen import pipeline
+    from kgen.generators import GENERATORS
+    from kgen.options import resolve_options
+
+    options = resolve_options(config_path=config, registered=tuple(GENERATORS))
+    files = pipeline.generate(options, use_cache=False).files
+    return [
+        document
+        for file in sorted(files, key=lambda f: str(f.path))
+        if str(file.path).startswith("crds/") and str(file.path).endswith(".yaml")
+        for document in yaml.safe_load_all(file.content)
+        if document and document.get("kind") == "CustomResourceDefinition"
+    ]
+
+
+CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+
+
+def install_crd(http: httpx.Client, crd: dict, timeout: float = 60.0) -> None:
+    """Create `crd` (replacing one of its name) and wait until it is Established and its
+    versions are in discovery, as `kubectl wait --for=condition=Established` and a client's
+    discovery refresh would."""
+    name = crd["metadata"]["name"]
+    delete_crd(http, name)
+    created = http.post(CRDS, json=crd)
+    assert created.status_code == 201, created.text[:1000]
+    deadline = time.monotonic() + timeout
+    while True:
+        current = http.get(f"{CRDS}/{name}").json()
+        conditions = {c["type"]: c["status"] for c in current.get("status", {}).get("conditions") or ()}
+        group, plural = crd["spec"]["group"], crd["spec"]["names"]["plural"]
+        served = [v["name"] for v in crd["spec"]["versions"] if v.get("served")]
+        discovered = conditions.get("Established") == "True" and all(
+            any(r["name"] == plural for r in http.get(f"/apis/{group}/{version}").json().get("resources", ()))
+            for version in served
+        )
+        if discovered:
+            return
+        assert time.monotonic() < deadline, f"{name} was not established in {timeout}s: {current.get('status')}"
+        time.sleep(0.1)
+
+
+def delete_crd(http: httpx.Client, name: str, timeout: float = 60.0) -> None:
+    """Delete the CRD `name` if it exists, and wait until it is gone (with its objects)."""
+    if http.delete(f"{CRDS}/{name}").status_code == 404:
+        return
+    deadline = time.monotonic() + timeout
+    while http.get(f"{CRDS}/{name}").status_code != 404:
+        assert time.monotonic() < deadline, f"{name} was not deleted in {timeout}s"
+        time.sleep(0.1)
