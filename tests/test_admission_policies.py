@@ -930,7 +930,7 @@ def test_policy_defaults_generation_and_status(http):
     assert obj["status"] == {"observedGeneration": 1, "typeChecking": {}}
     unconditional = {**obj, "metadata": {"name": "defaults"}}
     assert invalid(http.put(f"{POLICIES}/defaults", json=unconditional)) == [
-        ("FieldValueInvalid", "metadata.resourceVersion", "Invalid value: 0x0: must be specified for an update")
+        ("FieldValueInvalid", "metadata.resourceVersion", "Invalid value: 0: must be specified for an update")
     ]
     obj["metadata"]["labels"] = {"a": "b"}
     obj["status"] = {"observedGeneration": 9}

@@ -664,10 +664,10 @@ def test_a_lease_update_must_name_its_resource_version(client):
     message, causes = _invalid(client.put(f"{LEASES}/leader", json=_named("leader", spec={"holderIdentity": "b"})))
     assert (
         message
-        == 'leases.coordination.k8s.io "leader" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update'
+        == 'leases.coordination.k8s.io "leader" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update'
     )
     assert causes == [
-        ("FieldValueInvalid", "metadata.resourceVersion", "Invalid value: 0x0: must be specified for an update")
+        ("FieldValueInvalid", "metadata.resourceVersion", "Invalid value: 0: must be specified for an update")
     ]
     current = taken.json()
     current["spec"]["holderIdentity"] = "b"

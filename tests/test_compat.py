@@ -295,7 +295,7 @@ CASES = {
         api(spec=SIZE), api(spec=field("// +optional", "// +k8s:immutable", 'Size int32 `json:"size,omitempty"`')),
         [("error", "immutable-added", 'Widget shop.example.com/v1 spec.size: made immutable (rule "self == oldSelf"); '
           "for example an update of spec.size from 0 to 1 is accepted before the change and refused after it: "
-          'spec.size: Invalid value: "integer": field is immutable')],
+          'spec.size: Invalid value: 1: field is immutable')],
     ),
     "bounds-tightened: maximum": (
         api(spec=field("// +optional", "// +kubebuilder:validation:Maximum=10", 'Size int32 `json:"size,omitempty"`')),
@@ -379,7 +379,7 @@ CASES = {
                        NAME)),
         [("error", "cel-rule-added", 'Widget shop.example.com/v1 spec.name: rule "self.size() < 5" added; for example '
           '{"spec":{"name":"example"}} is accepted before the change and refused after it: spec.name: Invalid value: '
-          '"string": too long')],
+          '"example": too long')],
     ),
     "cel-rule-changed": (
         api(spec=field("// +optional", '// +kubebuilder:validation:XValidation:rule="self.size() <= 10",message="too long"',
@@ -388,7 +388,7 @@ CASES = {
                        NAME)),
         [("error", "cel-rule-changed", 'Widget shop.example.com/v1 spec.name: rule "self.size() <= 10" replaced by '
           '"self.size() <= 3"; for example {"spec":{"name":"example"}} is accepted before the change and refused '
-          'after it: spec.name: Invalid value: "string": too long')],
+          'after it: spec.name: Invalid value: "example": too long')],
     ),
     "cel-rule-changed: a new message for the same rule is no change": (
         api(spec=field("// +optional", '// +kubebuilder:validation:XValidation:rule="self.size() <= 10",message="too long"',

@@ -112,7 +112,7 @@ def test_the_cel_rule_of_an_embedded_struct_is_checked_on_the_outer_object(proje
     models, validation, _ = project
     assert errors(validation, models.WidgetSpec(min_replicas=1, max_replicas=3)) == []
     assert errors(validation, models.WidgetSpec(min_replicas=5, max_replicas=3)) == [
-        'spec: Invalid value: "object": minReplicas must not exceed maxReplicas'
+        'spec: Invalid value: minReplicas must not exceed maxReplicas'
     ]
 
 

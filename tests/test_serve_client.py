@@ -127,7 +127,13 @@ def test_a_third_party_crd_created_with_the_client_serves_its_kind(api_client):
 
     crds = dynamic.DynamicClient(api_client).resources.get(api_version="apiextensions.k8s.io/v1", kind="CustomResourceDefinition")
     created = crds.create(body=yaml.safe_load(THIRD_PARTY_CRD))
-    assert {c.type: c.status for c in created.status.conditions} == {"NamesAccepted": "True", "Established": "True"}
+    assert created.status.conditions is None  # the server's CRD controllers set them after the create
+    for _ in range(100):  # what `kubectl wait --for=condition=Established` does
+        conditions = {c.type: c.status for c in crds.get(name=created.metadata.name).status.conditions or ()}
+        if conditions.get("Established") == "True":
+            break
+        time.sleep(0.1)
+    assert conditions == {"NamesAccepted": "True", "Established": "True"}
     custom = client.CustomObjectsApi(api_client)
     args = ("certs.example.io", "v1", "default", "certificates")
     events = []

@@ -108,7 +108,13 @@ const custom = kc.makeApiClient(k8s.CustomObjectsApi);
 const where = {group: 'certs.example.io', version: 'v1', namespace: 'default', plural: 'certificates'};
 const out = {};
 
-const crd = await extensions.createCustomResourceDefinition({body: JSON.parse(readFileSync(process.argv[3], 'utf8'))});
+const made = await extensions.createCustomResourceDefinition({body: JSON.parse(readFileSync(process.argv[3], 'utf8'))});
+out.createdConditions = made.status.conditions;  // set by the server's controllers after the create
+let crd = made;
+for (let i = 0; i < 100 && !(crd.status.conditions || []).some(c => c.type === 'Established' && c.status === 'True'); i++) {
+  await new Promise(r => setTimeout(r, 100));
+  crd = await extensions.readCustomResourceDefinition({name: made.metadata.name});
+}
 out.conditions = crd.status.conditions.map(c => [c.type, c.status]);
 const events = [];
 const watch = new k8s.Watch(kc);
@@ -148,6 +154,7 @@ def test_client_node_installs_a_crd_and_works_its_kind(client_node, tmp_path):
                               text=True, timeout=120, env={**os.environ, "NODE_NO_WARNINGS": "1"})  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["createdConditions"] is None, out
     assert out["conditions"] == [["NamesAccepted", "True"], ["Established", "True"]], out
     # (client-node's typed CRD model sends no `default` of a schema given as plain JSON: its
     # serializer reads the property as `_default`; a cluster then stores none either.)

@@ -139,7 +139,7 @@ def test_update_uses_optimistic_concurrency_and_bumps_generation_on_spec_changes
     # A custom resource's strategy allows no unconditional update (apiextensions-apiserver
     # registry/customresource/strategy.go AllowUnconditionalUpdate: false).
     refused = _is_status(server.client.put(path, json=unconditional), 422, "Invalid")
-    assert "metadata.resourceVersion: Invalid value: 0x0: must be specified for an update" in refused["message"]
+    assert "metadata.resourceVersion: Invalid value: 0: must be specified for an update" in refused["message"]
 
 
 def test_status_is_written_only_through_the_status_subresource(server):

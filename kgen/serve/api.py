@@ -11,8 +11,9 @@ groups, versions and resources discovery shows.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -45,6 +46,9 @@ class Endpoint:
     openapi_v3: Mapping[str, Any] | None = None
     """The group/version's OpenAPI v3 document (for server-side apply's schema)."""
     builtin: bool = False
+    terminating: bool = False
+    """Its CRD is being deleted and still has objects: they may be read, changed and
+    deleted, and no new one created."""
     _managers: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -171,6 +175,9 @@ class ServedAPI:
         self.webhook_admission: Any = None
         """The admission webhooks (`kgen.serve.admissionwebhooks.WebhookAdmission`)."""
         """The ValidatingAdmissionPolicy stage (`kgen.serve.policies.Admission`)."""
+        self.terminating_groups: frozenset[str] = frozenset()
+        """Groups with a CRD being deleted whose objects' finalizers keep it: a write there
+        may let its deletion finish (the server syncs after it)."""
         self.stopping = threading.Event()
         """Set when the server shuts down (background work stops)."""
         gates = dict(feature_gates or {})
@@ -308,16 +315,21 @@ class ServedAPI:
 
         endpoints = {key: endpoint for key, endpoint in self.endpoints.items() if key in self._static}
         previous = {key: endpoint for key, endpoint in self.endpoints.items() if key not in self._static}
-        for crd in self.definitions.list()["items"]:
+        terminating_groups = set()
+        for crd, terminating in self._run_definition_controllers():
             try:
                 resource = crds.resource_of(crd)
             except (KeyError, StopIteration, TypeError):
                 continue  # not a CRD the server could serve (validation refuses those)
             if any((resource.group, v.version, resource.plural) in self._static for v in resource.versions):
                 continue
+            if terminating:
+                terminating_groups.add(resource.group)
             generated = self._generated.get((resource.group, resource.plural))
             if generated and crd.get("spec") == crds.defaulted_spec(generated.crd["spec"]):
-                endpoints.update(generated.endpoints)  # the generator's CRD: served with its generated conversions
+                # the generator's CRD: served with its generated conversions
+                endpoints.update({key: dataclasses.replace(e, terminating=terminating) if terminating else e
+                                  for key, e in generated.endpoints.items()})  # fmt: skip
                 continue
             flow = CustomResourceFlow(
                 resource.group, resource.kind, resource.storage_version,
@@ -334,10 +346,11 @@ class ServedAPI:
             store = self.engine.resource(info)
             for version in resource.versions:
                 endpoints[(resource.group, version.version, resource.plural)] = Endpoint(
-                    resource, version, flow, info, store
+                    resource, version, flow, info, store, terminating=terminating
                 )
         gone = {endpoint.info: endpoint.store for key, endpoint in previous.items() if key not in endpoints}
         self.endpoints = endpoints
+        self.terminating_groups = frozenset(terminating_groups)
         for store in gone.values():
             for obj in store.list()["items"]:
                 metadata = obj.get("metadata") or {}
@@ -345,6 +358,85 @@ class ServedAPI:
                     store.delete(metadata.get("name", ""), metadata.get("namespace", ""))
                 except APIError:
                     pass  # already gone
+
+    def _run_definition_controllers(self) -> list[tuple[dict[str, Any], bool]]:
+        """What the API server's CRD controllers do once a CRD is written, and the CRDs left
+        to serve, each with whether it is terminating: a new or changed CRD gets its names
+        accepted and is established; a deleted one (with the cleanup finalizer) has its
+        objects deleted, then goes, or stays terminating while finalizers keep objects."""
+        from kgen.runtime.store.base import now
+        from kgen.serve import crds
+
+        store = self.definitions
+        manager = self.endpoints[(crds.GROUP, "v1", crds.CRDS.plural)].field_manager("status")
+
+        def write_status(name: str, change: Callable[[dict[str, Any]], None]) -> dict[str, Any] | None:
+            def update(stored: dict[str, Any] | None) -> dict[str, Any]:
+                assert stored is not None
+                wanted = copy.deepcopy(stored)
+                change(wanted)
+                return manager.update(stored, wanted, crds.CONTROLLER)
+
+            try:
+                return store.guaranteed_update(name, "", update, subresource="status").object
+            except APIError:
+                return None  # deleted meanwhile: the next sync serves what is left
+
+        served = []
+        for crd in store.list()["items"]:
+            name, metadata = crd["metadata"]["name"], crd["metadata"]
+            if metadata.get("deletionTimestamp"):
+                if crds.CLEANUP_FINALIZER in (metadata.get("finalizers") or ()):
+                    if not self._finish_definition_deletion(crd, write_status):
+                        served.append((crd, True))
+                continue
+            if crd.get("status") != crds.accepted_status(crd, ""):
+                accepted = write_status(
+                    name, lambda c: c.update(status=crds.accepted_status(c, now(self.engine.clock)))
+                )
+                crd = accepted or crd
+            served.append((crd, False))
+        return served
+
+    def _finish_definition_deletion(self, crd: dict[str, Any], write_status: Callable[..., Any]) -> bool:
+        """The finalizer controller (apiextensions-apiserver pkg/controller/finalizer): delete
+        every object of a deleted CRD, then its cleanup finalizer, which lets it go; False
+        while objects are left (their own finalizers keep them), to be tried again."""
+        from kgen.serve import crds
+
+        name = crd["metadata"]["name"]
+        reason = next((c.get("reason") for c in (crd.get("status") or {}).get("conditions") or ()
+                       if c.get("type") == "Terminating"), None)  # fmt: skip
+        if reason != "InstanceDeletionInProgress":
+            write_status(name, lambda c: crds.set_condition(c, "Terminating", "InstanceDeletionInProgress",
+                                                            "CustomResource deletion is in progress"))  # fmt: skip
+        try:
+            resource = crds.resource_of(crd)
+        except (KeyError, StopIteration, TypeError):
+            resource = None
+        if resource is not None:
+            info = ResourceInfo(group=resource.group, version=resource.storage_version, resource=resource.plural,
+                                kind=resource.kind, namespaced=resource.namespaced)  # fmt: skip
+            objects = self.engine.resource(info)
+            for obj in objects.list()["items"]:
+                metadata = obj.get("metadata") or {}
+                try:
+                    objects.delete(metadata.get("name", ""), metadata.get("namespace", ""))
+                except APIError:
+                    pass  # gone meanwhile
+            if objects.list(limit=1)["items"]:
+                return False  # kept by their own finalizers until they are removed
+
+        def without_finalizer(stored: dict[str, Any] | None) -> dict[str, Any]:
+            assert stored is not None
+            kept = [f for f in stored["metadata"].get("finalizers") or () if f != crds.CLEANUP_FINALIZER]
+            return {**stored, "metadata": {**stored["metadata"], "finalizers": kept}}
+
+        try:
+            self.definitions.guaranteed_update(name, "", without_finalizer)
+        except APIError:
+            pass  # gone meanwhile
+        return True
 
     def endpoint(self, group: str, version: str, plural: str) -> Endpoint:
         """The endpoint of a URL's group, version and resource; 404 NotFound when none."""

@@ -201,7 +201,8 @@ def create_app(
         group = request.path_params.get("group", "")
         version = request.path_params["version"]
         rest = [segment for segment in request.path_params["rest"].split("/") if segment != ""]
-        if group != "apiextensions.k8s.io" or request.method not in ("POST", "PUT", "PATCH", "DELETE"):
+        writes = request.method in ("POST", "PUT", "PATCH", "DELETE")
+        if not writes or (group != "apiextensions.k8s.io" and group not in state.api.terminating_groups):
             return await _dispatch(request, state, group, version, rest)
         try:
             return await _dispatch(request, state, group, version, rest)

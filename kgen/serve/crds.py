@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import json
+import time
 from typing import Any
 
 from kgen.runtime.errors import APIError, bad_request
@@ -199,17 +200,30 @@ def _conversion_errors(conversion: Any, path: Any) -> list[FieldError]:
 
 
 class CustomResourceDefinitionStrategy(DefaultStrategy):
-    """Checks a CRD, and gives an accepted one the status a cluster's controllers would."""
+    """Checks a CRD. A created one has an empty status but its stored version, an updated
+    one keeps its status and adds its new storage version (customresourcedefinition/strategy.go);
+    the names and establishing controllers accept it right after (`accepted_status`)."""
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
         _defaulted(obj.setdefault("spec", {}))
-        obj["status"] = _accepted(obj, None)
+        obj["status"] = {"conditions": None, "acceptedNames": {"plural": "", "kind": ""},
+                         "storedVersions": _stored_versions(obj, None)}  # fmt: skip
 
     def prepare_for_update(self, obj: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(obj, old)
         _defaulted(obj.setdefault("spec", {}))
-        obj["status"] = _accepted(obj, old)
+        obj["status"] = {**copy.deepcopy(old.get("status") or {}), "storedVersions": _stored_versions(obj, old)}
+
+    def prepare_for_delete(self, obj: dict[str, Any]) -> None:
+        """The first delete of a CRD adds the cleanup finalizer and says its objects will go
+        (customresourcedefinition/etcd.go Delete); the finalizer controller deletes them,
+        then the CRD (`finish_deletion`)."""
+        finalizers = obj["metadata"].setdefault("finalizers", [])
+        if CLEANUP_FINALIZER not in finalizers:
+            finalizers.append(CLEANUP_FINALIZER)
+        set_condition(obj, "Terminating", "InstanceDeletionPending",
+                      "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon")  # fmt: skip
 
     def validate_create(self, obj: dict[str, Any]) -> None:
         self._check(obj)
@@ -223,20 +237,48 @@ class CustomResourceDefinitionStrategy(DefaultStrategy):
             raise invalid_error(GROUP, "CustomResourceDefinition", (obj.get("metadata") or {}).get("name", ""), errors)
 
 
-def _accepted(obj: dict[str, Any], old: dict[str, Any] | None) -> dict[str, Any]:
+def _stored_versions(obj: dict[str, Any], old: dict[str, Any] | None) -> list[str]:
     spec = obj.get("spec") or {}
     storage = next((v["name"] for v in spec.get("versions") or [] if isinstance(v, dict) and v.get("storage")), "")
     stored = list(((old or {}).get("status") or {}).get("storedVersions") or [])
     if storage and storage not in stored:
         stored.append(storage)
-    now = (obj.get("metadata") or {}).get("creationTimestamp", "")
-    conditions = [
-        {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "message": "no conflicts found",
-         "lastTransitionTime": now},
-        {"type": "Established", "status": "True", "reason": "InitialNamesAccepted",
-         "message": "the initial names have been accepted", "lastTransitionTime": now},
-    ]  # fmt: skip
-    return {"acceptedNames": copy.deepcopy(spec.get("names") or {}), "conditions": conditions, "storedVersions": stored}
+    return stored
+
+
+CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
+"""Keeps a deleted CRD until its objects are deleted."""
+
+
+def set_condition(crd: dict[str, Any], kind: str, reason: str, message: str, status: str = "True",
+                  at: str | None = None) -> None:  # fmt: skip
+    """SetCRDCondition: add or replace the condition `kind` (new ones go last); its
+    lastTransitionTime (`at`, now by default) changes only with its status."""
+    from kgen.runtime.store.base import now
+
+    conditions = (crd.setdefault("status", {}).get("conditions")) or []
+    before = next((c for c in conditions if c.get("type") == kind), None)
+    since = before.get("lastTransitionTime") if before and before.get("status") == status else None
+    condition = {"type": kind, "status": status, "lastTransitionTime": since or (now(time.time) if at is None else at),
+                 "reason": reason, "message": message}  # fmt: skip
+    crd["status"]["conditions"] = [condition if c is before else c for c in conditions] + (
+        [] if before else [condition]
+    )
+
+
+CONTROLLER = "kube-apiserver"
+"""The field manager of the status the API server's own CRD controllers write."""
+
+
+def accepted_status(crd: dict[str, Any], now: str) -> dict[str, Any]:
+    """The status the names controller and the establishing controller give `crd`
+    (apiextensions-apiserver pkg/controller/status, pkg/controller/establish): its names
+    accepted and the CRD established at `now`."""
+    accepted = {"status": copy.deepcopy(crd.get("status") or {})}
+    set_condition(accepted, "NamesAccepted", "NoConflicts", "no conflicts found", at=now)
+    set_condition(accepted, "Established", "InitialNamesAccepted", "the initial names have been accepted", at=now)
+    accepted["status"]["acceptedNames"] = copy.deepcopy((crd.get("spec") or {}).get("names") or {})
+    return accepted["status"]
 
 
 def resource_of(crd: dict[str, Any]) -> Resource:

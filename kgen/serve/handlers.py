@@ -335,6 +335,15 @@ async def list_objects(call: Call) -> Response:
     return response
 
 
+def refuse_create_while_terminating(endpoint: Any, name: str) -> None:
+    """No new object of a kind whose CRD is being deleted (customresource_handler.go
+    forbidCreateAdmission): 403 Forbidden."""
+    if endpoint.terminating:
+        plural, group = endpoint.resource.plural, endpoint.group
+        raise APIError(403, "Forbidden", f'{plural}.{group} "{name}" is forbidden: create not allowed while custom '
+                       "resource definition is terminating", details={"name": name, "group": group, "kind": plural})  # fmt: skip
+
+
 async def create(call: Call) -> Response:
     """POST of a new object: 201 with the object as stored."""
     representation = negotiate_object(call)
@@ -346,10 +355,11 @@ async def create(call: Call) -> Response:
     result = await decode_off_loop(call, body, field_validation)
     versioned = _to_dict(result.object)
     _check_names(call, versioned, creating=True)
+    name = versioned["metadata"].get("name") or versioned["metadata"].get("generateName", "")
+    refuse_create_while_terminating(call.endpoint, name)
     if call.endpoint.namespaced:
         from kgen.serve.namespaces import check_namespace_accepts
 
-        name = versioned["metadata"].get("name") or versioned["metadata"].get("generateName", "")
         await check_namespace_accepts(call.api, call.namespace, call.endpoint, name)
     flow = call.endpoint.flow
     review = review_of(call)

@@ -40,6 +40,7 @@ from kgen.serve.handlers import (
     manager_name,
     negotiate_object,
     read_weighed_body,
+    refuse_create_while_terminating,
     represent,
     retry_too_large,
     strip_managed_fields,
@@ -101,6 +102,8 @@ async def patch(call: Call) -> Response:
         warnings.clear()
         live = flow.from_storage(current, version) if current is not None else None
         if is_apply:
+            if live is None:
+                refuse_create_while_terminating(endpoint, call.name)
             if live is None and endpoint.namespaced:
                 from kgen.serve.namespaces import namespace_accepts
 

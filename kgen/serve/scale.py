@@ -16,12 +16,11 @@ from typing import Any
 
 from starlette.responses import Response
 
-from kgen.runtime.errors import APIError, bad_request
+from kgen.runtime.errors import bad_request
 from kgen.runtime.patch.errors import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from kgen.runtime.store import errors as store_errors
 from kgen.runtime.store.engine import UpdateResult
 from kgen.runtime.store.resource import json_copy
-from kgen.runtime.validation.field import Path, invalid, invalid_error
 from kgen.serve.handlers import Call, negotiate_object, read_weighed_body
 from kgen.serve.negotiation import body_media_type, unsupported_media_type
 from kgen.serve.patching import patched_object
@@ -160,7 +159,8 @@ def _scale_view(call: Call) -> Callable[[dict[str, Any], str], dict[str, Any]]:
 
 
 def _check_scale(scale: Any, name: str) -> None:
-    """A Scale as the autoscaling validation takes it: an object with replicas of zero or more."""
+    """A Scale as the scale subresource decodes it: an autoscaling/v1 Scale of this object,
+    with integer replicas."""
     if not isinstance(scale, dict):
         raise bad_request("the body of a scale must be a Scale object")
     if scale.get("kind", "Scale") != "Scale" or scale.get("apiVersion", "autoscaling/v1") != "autoscaling/v1":
@@ -171,7 +171,5 @@ def _check_scale(scale: Any, name: str) -> None:
     replicas = (scale.get("spec") or {}).get("replicas", 0)
     if not isinstance(replicas, int) or isinstance(replicas, bool):
         raise bad_request(f"unable to decode the Scale: spec.replicas must be an integer, not {json.dumps(replicas)}")
-    if replicas < 0:
-        problem = invalid(Path.root("spec", "replicas"), replicas, "must be greater than or equal to 0")
-        error: APIError = invalid_error("autoscaling", "Scale", name, [problem])
-        raise error
+    # Replicas below zero are the custom resource's validation error at the CRD's replicas path
+    # (customresource/validator.go ValidateScaleSpec); the Scale itself is not validated.

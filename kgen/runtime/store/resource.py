@@ -164,6 +164,11 @@ class Strategy:
         """Refuse the delete of the stored `obj` (read-only) by raising `APIError`; called
         once its preconditions held, before it is marked deleting or removed."""
 
+    def prepare_for_delete(self, obj: dict[str, Any]) -> None:
+        """Change a copy of the stored object as its deletion begins (a finalizer a
+        controller of the server removes when it has cleaned up, a condition saying so);
+        called once, while the object has no deletionTimestamp."""
+
 
 class DefaultStrategy(Strategy):
     """kube-apiserver's strategy for custom resources.

@@ -305,12 +305,15 @@ class WriteOperations(StoreBase):
                 old = self._decode(kv)
                 self._check_preconditions(name, old, preconditions)
                 self.strategy.validate_delete(old)
-                finalizers = list(old["metadata"].get("finalizers") or [])
+                deleting = json_copy(old)
+                if "deletionTimestamp" not in old["metadata"]:
+                    self.strategy.prepare_for_delete(deleting)
+                finalizers = list(deleting["metadata"].get("finalizers") or [])
                 updated = self._gc_finalizers(finalizers, propagation_policy, orphan_dependents)
                 finalizers = finalizers if updated is None else updated
                 try:
                     if finalizers:
-                        return self._mark_deleting(key, kv, old, finalizers, orphan_dependents, dry_run)
+                        return self._mark_deleting(key, kv, old, deleting, finalizers, orphan_dependents, dry_run)
                     if dry_run:
                         return DeleteResult(old, deleted=True)
                     previous, revision = self._backend.delete(key, kv.mod_revision)
@@ -358,13 +361,14 @@ class WriteOperations(StoreBase):
         key: str,
         kv: KeyValue,
         old: dict[str, Any],
+        new: dict[str, Any],
         finalizers: list[str],
         orphan_dependents: bool | None,
         dry_run: bool,
     ) -> DeleteResult:
-        """markAsDeleting: finalizers keep the object; record that its deletion started."""
+        """markAsDeleting: finalizers keep the object; record that its deletion started
+        (`new` is the stored `old` as the strategy's prepare_for_delete left it)."""
         status = 202 if orphan_dependents is False else 200
-        new = json_copy(old)
         meta = new["metadata"]
         meta["finalizers"] = finalizers
         if "deletionTimestamp" not in meta:

@@ -217,10 +217,13 @@ class Rule:
                     message = text
             except Exception:  # noqa: BLE001 - upstream falls back to the static message
                 pass
+        # The bad value is the value the rule is on, left out for objects and lists
+        # (apiextensions-apiserver 1.35 and later; before, it was the schema type's name).
+        bad = field.OMIT_VALUE if self.json_type in ("object", "array") else value
         if self.error_type is ErrorType.INVALID:
-            return field.invalid(path, self.json_type, message, "rule")
+            return field.invalid(path, bad, message, "rule")
         if self.error_type is ErrorType.DUPLICATE:
-            return field.duplicate(path, self.json_type, "rule")
+            return field.duplicate(path, bad, "rule")
         if self.error_type is ErrorType.REQUIRED:
             return field.required(path, message, "rule")
         return field.forbidden(path, message, "rule")

@@ -149,6 +149,9 @@ _TYPE_TEXT = {
 _OMIT = object()
 """A bad value that is not shown (Required, Forbidden, Too long, Internal)."""
 
+OMIT_VALUE = _OMIT
+"""A bad value left out of the message (apimachinery's `field.OmitValueType{}`): `Invalid value: <detail>`."""
+
 _VALUE_NOT_SHOWN = {ErrorType.REQUIRED, ErrorType.FORBIDDEN, ErrorType.TOO_LONG, ErrorType.INTERNAL}
 
 
@@ -198,7 +201,8 @@ class FieldError:
 
 
 class Uint64(int):
-    """An unsigned Go integer as a bad value: ErrorBody prints it with %#v, in hex (`0x0`)."""
+    """An unsigned Go integer as a bad value. ErrorBody writes it as json.Marshal does (`0`)
+    since apimachinery 1.34; before, with %#v, in hex (`0x0`)."""
 
 
 def format_value(value: Any) -> str:
@@ -208,8 +212,6 @@ def format_value(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, Uint64):
-        return hex(value)
     if isinstance(value, int):
         return str(int(value))
     if isinstance(value, float):

@@ -139,6 +139,10 @@ class AdmittingStrategy(Strategy):
         """The request's strategy's."""
         self.inner.prepare_for_status_update(obj, old)
 
+    def prepare_for_delete(self, obj: dict[str, Any]) -> None:
+        """The request's strategy's."""
+        self.inner.prepare_for_delete(obj)
+
     def _admit(self, operation: str, obj: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
         """The validating admission plugins, in kube-apiserver's order: policies, then webhooks."""
         api = self.review.api
