@@ -88,3 +88,19 @@ def test_a_kgen_serve_passes_the_suite_and_agrees_with_itself(capsys):
         alike = re.search(r"^(\d+) of (\d+) requests answered alike", printed, re.M)
         assert alike and alike.group(1) == alike.group(2) and int(alike.group(2)) > 100, printed[-2000:]
         assert re.search(r"create 201x\d+", printed) and re.search(r"create[^;]* 422x\d+", printed)
+
+
+def test_the_causes_of_an_invalid_object_compare_in_any_order():
+    """A cluster lists an object's properties in Go's map order: the same errors in another
+    order agree, other errors do not."""
+    a, b = {"field": "spec.a", "reason": "FieldValueRequired", "message": "Required value"}, {
+        "field": "spec.b", "reason": "FieldValueInvalid", "message": 'Invalid value: "x": bad'}  # fmt: skip
+
+    def status(*causes: dict) -> dict:
+        listed = ", ".join(f"{c['field']}: {c['message']}" for c in causes)
+        return {"kind": "Status", "message": f'W "w" is invalid: [{listed}]', "details": {"causes": list(causes)}}
+
+    first, second = differential.normal(_response(422, status(a, b))), differential.normal(_response(422, status(b, a)))
+    assert differential.first_difference(first, second) is None
+    other = differential.normal(_response(422, status(a, {**b, "message": 'Invalid value: "y": bad'})))
+    assert differential.first_difference(first, other) is not None

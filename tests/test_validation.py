@@ -318,7 +318,7 @@ CASES = {
             ("INVALID", "metadata.name", 'Invalid value: "Bad_Name": ' + formats.is_dns1123_subdomain("Bad_Name")[0]),
             ("REQUIRED", "metadata.namespace", "Required value"),
             ("INVALID", "metadata.labels", 'Invalid value: "a/b/c": ' + formats.is_qualified_name("a/b/c")[0]),
-            ("INVALID", "metadata.labels[k]", 'Invalid value: "-x-": ' + formats.is_valid_label_value("-x-")[0]),
+            ("INVALID", "metadata.labels", 'Invalid value: "-x-": ' + formats.is_valid_label_value("-x-")[0]),
             ("TOO_LONG", "metadata.annotations", "Too long: may not be more than 262144 bytes"),
         ],
     ),

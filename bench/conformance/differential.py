@@ -136,6 +136,10 @@ class Draw:
             return copy.deepcopy(schema["default"])
         if schema.get("enum") and rng.random() < 0.8:
             return rng.choice(schema["enum"])
+        if schema.get("x-kubernetes-embedded-resource") and rng.random() > self.spoil * 2:
+            name = rng.choice(("cm", "Bad_Name", ""))
+            return {"apiVersion": "v1", "kind": rng.choice(("ConfigMap", "config-map")), "metadata": {"name": name},
+                    "data": {"k": "v"}}  # fmt: skip
         if schema.get("x-kubernetes-int-or-string"):
             return rng.choice((rng.choice(INTEGERS), rng.choice(STRINGS)))
         kind = schema.get("type")
@@ -145,20 +149,40 @@ class Draw:
             items = schema.get("items", {})
             count = rng.choice((0, 1, 1, 2, 3, 4))
             values = [self.value(items, depth + 1) for _ in range(count)]
-            if values and rng.random() < 0.15:
+            if values and rng.random() < self.spoil * 2:
                 values.append(copy.deepcopy(values[0]))  # a duplicate for sets and maps
             return values
         if kind == "integer":
-            return rng.choice(INTEGERS)
+            return rng.choice(self._fitting(INTEGERS, schema) or INTEGERS)
         if kind == "number":
-            return rng.choice((0, 0.5, 0.75, 1, 2.5, -1))
+            return rng.choice(self._fitting((0, 0.5, 0.75, 1, 2.5, -1), schema) or (0.5, 1))
         if kind == "boolean":
             return rng.choice((True, False))
         if kind == "string":
             if schema.get("format") == "date-time":
                 return rng.choice(("2026-01-02T03:04:05Z", "yesterday", "2026-01-02"))
-            return rng.choice(STRINGS)
+            return rng.choice(self._fitting(STRINGS, schema) or STRINGS)
         return rng.choice(("free", 1, {"k": "v"}, [True]))
+
+    def _fitting(self, values: tuple[Any, ...], schema: dict[str, Any]) -> tuple[Any, ...]:
+        """Mostly the values the schema's bounds, lengths and pattern allow (so that objects
+        get stored and later requests have something to work on), now and then any."""
+        if self.rng.random() < self.spoil * 2:
+            return values
+
+        def fits(value: Any) -> bool:
+            if isinstance(value, str):
+                pattern = schema.get("pattern")
+                return (len(value.encode()) <= schema.get("maxLength", 1 << 30) and len(value) >= schema.get("minLength", 0)
+                        and (pattern is None or re.search(pattern, value) is not None))  # fmt: skip
+            low, high = schema.get("minimum"), schema.get("maximum")
+            if low is not None and (value < low or (schema.get("exclusiveMinimum") and value == low)):
+                return False
+            if high is not None and (value > high or (schema.get("exclusiveMaximum") and value == high)):
+                return False
+            return schema.get("format") != "int32" or -(2**31) <= value < 2**31
+
+        return tuple(value for value in values if fits(value))
 
     def object(self, schema: dict[str, Any], depth: int) -> dict[str, Any]:
         rng, result = self.rng, {}
@@ -190,7 +214,7 @@ class Case:
 
     def __init__(self, crd: dict[str, Any], name: str, rng: random.Random):
         self.crd, self.name, self.rng = crd, name, rng
-        self.draw = Draw(rng)
+        self.draw = Draw(rng, spoil=rng.choice((0.0, 0.02, 0.07, 0.12)))  # from clean objects to spoiled ones
         self.group = crd["spec"]["group"]
         self.plural = crd["spec"]["names"]["plural"]
         self.kind = crd["spec"]["names"]["kind"]
@@ -248,7 +272,7 @@ class Case:
                 yield f"{op} {version} {json.dumps(spec.get(field))}", put
             elif op == "merge":
                 patch = {k: v for k, v in self.draw.object(schema, 0).items() if k == "spec"}
-                if rng.random() < 0.3 and patch.get("spec"):
+                if rng.random() < 0.3 and isinstance(patch.get("spec"), dict) and patch["spec"]:
                     patch["spec"][rng.choice(list(patch["spec"]))] = None  # a null removes the field
                 yield (f"merge {version} {json.dumps(patch)}",
                        lambda c, _, v=version, p=patch: c.patch(self.path(v, self.name), content=json.dumps(p),
@@ -278,14 +302,31 @@ _RV = re.compile(r'(resourceVersion[": =]+)"?\d+"?')
 
 
 def normal(response: httpx.Response) -> dict[str, Any]:
-    """What of an answer is compared."""
+    """What of an answer is compared. The causes of a 422 are compared in any order: the API
+    server reports an object's properties in Go's map order, which changes from request to
+    request."""
     try:
         body: Any = response.json()
     except ValueError:
         body = response.text
     body = _scrub(body)
+    if isinstance(body, dict) and body.get("kind") == "Status":
+        _sort_causes(body)
     warnings = sorted(response.headers.get_list("warning"))
     return {"code": response.status_code, "warnings": warnings, "body": body}
+
+
+def _sort_causes(status: dict[str, Any]) -> None:
+    causes = (status.get("details") or {}).get("causes")
+    if not causes:
+        return
+    message = status.get("message") or ""
+    listed = [f"{c.get('field')}: {c.get('message')}" for c in causes]
+    given = ", ".join(listed)
+    ordered = sorted(causes, key=lambda c: (str(c.get("field")), str(c.get("reason")), str(c.get("message"))))
+    status["details"]["causes"] = ordered
+    if len(causes) > 1 and message.endswith(f"[{given}]"):
+        status["message"] = message[: -len(given) - 2] + "[" + ", ".join(sorted(listed)) + "]"
 
 
 def _scrub(value: Any) -> Any:

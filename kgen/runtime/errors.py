@@ -39,6 +39,8 @@ class APIError(Exception):
         self.causes = causes or []
         self.details: dict[str, Any] = dict(details or {})
         """Status details besides the causes: group, kind and name of the object."""
+        self.empty_details = False
+        """Give the Status `details: {}` when it has none (NewGenericServerResponse does)."""
         super().__init__(message)
 
     def to_status(self) -> Status:
@@ -60,7 +62,7 @@ class APIError(Exception):
             message=self.message,
             reason=self.reason,
             code=self.code,
-            details=details if self.causes or self.details else None,
+            details=details if self.causes or self.details or self.empty_details else None,
         )
 
 

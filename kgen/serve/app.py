@@ -41,8 +41,10 @@ from kgen.serve.security import BearerTokenAuth, HostCheck
 
 log = logging.getLogger("kgen.serve")
 
-#: The Kubernetes release whose API the server speaks (what /version reports).
-KUBERNETES_MAJOR, KUBERNETES_MINOR = "1", "33"
+#: The Kubernetes release whose API the server speaks (what /version reports): its error texts
+#: and custom resource behaviour are checked against that release's API server
+#: (`python -m bench.conformance.cluster`).
+KUBERNETES_MAJOR, KUBERNETES_MINOR = "1", "36"
 _ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
 

@@ -44,6 +44,7 @@ from kgen.runtime.structural import (
     validate,
     validate_update,
 )
+from kgen.runtime.structural.embedded import coerce_embedded_metadata, coerce_object_meta
 from kgen.runtime.structural.rules import check_rules
 from kgen.runtime.validation.field import ErrorType, FieldError, Path, invalid, invalid_error
 from kgen.serve.conversionreview import convert
@@ -91,12 +92,12 @@ def _nested(obj: Any, json_path: str, expected: str) -> tuple[Any, str]:
     unstructured's Nested* accessors word it."""
     fields = json_path.lstrip(".").split(".")
     value: Any = obj
-    for depth, name in enumerate(fields):
-        if not isinstance(value, dict):
-            shown = "." + ".".join(fields[:depth])
+    for name in fields:
+        if not isinstance(value, dict):  # unstructured's accessors name the whole path
             return (
                 None,
-                f"{shown} accessor error: {_go_print(value)} is of the type {_go_type(value)}, expected map[string]interface{{}}",
+                f".{'.'.join(fields)} accessor error: {_go_print(value)} is of the type {_go_type(value)}, "
+                "expected map[string]interface{}",
             )
         if name not in value:
             return None, ""
@@ -217,7 +218,8 @@ class CustomResourceFlow:
                 f"{_go_type(metadata)}, expected map[string]interface{{}}"
             )
         schema = self.schemas[version]
-        unknown = [f'unknown field "{path}"' for path in sorted(prune(obj, schema) + _prune_metadata(obj))]
+        pruned = prune(obj, schema) + _coerce_metadata(obj) + coerce_embedded_metadata(obj, schema)
+        unknown = [f'unknown field "{path}"' for path in sorted(pruned)]
         unknown += duplicates or []
         if unknown and field_validation is FieldValidation.STRICT:
             raise cannot_handle(self.kind, version, "strict decoding error: " + ", ".join(unknown))
@@ -255,13 +257,18 @@ class CustomResourceFlow:
         return converted
 
     def to_storage(self, obj: dict[str, Any], old: dict[str, Any] | None) -> dict[str, Any]:
-        """A decoded object (JSON in a served version) in the storage version. Before it is
-        converted it must pass its own version's schema: a conversion of a malformed object
-        would fail where the API server reports the field."""
+        """A decoded object (JSON in a served version) in the storage version. Converted by
+        a webhook (or the generated conversions), it must pass its own version's schema
+        first: a conversion of a malformed object would fail where the API server reports
+        the field. With strategy None nothing can fail, and the strategy validates the
+        object in the request's version after it has dropped or kept the status and checked
+        the resourceVersion, as the API server does."""
         obj = copy.deepcopy(obj)  # the decoded object stays as it was (an update may run again)
         version = GroupVersion.parse(obj["apiVersion"]).version
         if version == self.storage_version:
             return obj
+        if not (self.remote_conversion or self.webhook_conversion):
+            return self._convert(obj, version, self.storage_version, old)
         old_versioned = self.from_storage(old, version) if old is not None else None
         errors = self.validate_versioned(obj, old_versioned, version, metadata=False)
         if errors:
@@ -297,20 +304,33 @@ class CustomResourceFlow:
     # -- validation --------------------------------------------------------------------------
 
     def validate_versioned(
-        self, obj: dict[str, Any], old: dict[str, Any] | None, version: str, metadata: bool = True
-    ) -> list[FieldError]:
+        self, obj: dict[str, Any], old: dict[str, Any] | None, version: str, metadata: bool = True,
+        status: bool = False,
+    ) -> list[FieldError]:  # fmt: skip
         """The errors of `obj` in `version` (and of the update from `old`): the schema, list
-        types and CEL rules of that version, and (with `metadata`) the object's metadata."""
+        types and CEL rules of that version, and (with `metadata`) the object's metadata.
+
+        An update through /status (`status`) is checked as the status strategy checks it:
+        the status alone against the status schema, rooted at `status` (its messages name
+        paths below it), the status replicas of the scale paths, no embedded resources."""
         schema = self.schemas[version]
         errors = _metadata_errors(obj, old, self.namespaced) if metadata else []
-        if old is None:
-            errors += validate(obj, schema)
-        else:
-            errors += validate_update(obj, old, schema, lists=False)
         scale = self.scales.get(version)
-        if scale:
-            errors += scale_errors(obj, scale)
-        errors += embedded_resource_errors(obj, schema)
+        if status:
+            assert old is not None
+            status_schema = (schema.properties or {}).get("status")
+            if "status" in obj and status_schema is not None:
+                errors += validate_update(obj["status"], old.get("status"), status_schema, "status", lists=False)
+            if scale:
+                errors += scale_errors(obj, {k: v for k, v in scale.items() if k != "specReplicasPath"})
+        else:
+            if old is None:
+                errors += validate(obj, schema, lists=False)
+            else:
+                errors += validate_update(obj, old, schema, lists=False)
+            if scale:
+                errors += scale_errors(obj, scale)
+            errors += embedded_resource_errors(obj, schema)
         errors += list_type_errors(obj, schema) if old is None else update_list_type_errors(obj, old, schema)
         if self.rules.get(version):
             if any(error.type in _BLOCKING for error in errors):
@@ -322,13 +342,16 @@ class CustomResourceFlow:
             unique.setdefault(str(error), error)
         return list(unique.values())
 
-    def validate(self, stored: dict[str, Any], old: dict[str, Any] | None, version: str) -> list[FieldError]:
-        """The errors of a stored-to-be object (in the storage version), checked in `version`."""
+    def validate(
+        self, stored: dict[str, Any], old: dict[str, Any] | None, version: str, status: bool = False
+    ) -> list[FieldError]:
+        """The errors of a stored-to-be object (in the storage version), checked in `version`
+        (as an update through /status with `status`)."""
         versioned = self.from_storage(stored, version) if version != self.storage_version else stored
         old_versioned = None
         if old is not None:
             old_versioned = self.from_storage(old, version) if version != self.storage_version else old
-        return self.validate_versioned(versioned, old_versioned, version)
+        return self.validate_versioned(versioned, old_versioned, version, status=status)
 
     def strategy(self, info: ResourceInfo, version: str) -> CustomResourceStrategy:
         """The store strategy for writes made in `version`."""
@@ -344,8 +367,8 @@ class CustomResourceStrategy(DefaultStrategy):
         self.flow = flow
         self.version = version
 
-    def _check(self, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
-        errors = self.flow.validate(obj, old, self.version)
+    def _check(self, obj: dict[str, Any], old: dict[str, Any] | None, status: bool = False) -> None:
+        errors = self.flow.validate(obj, old, self.version, status=status)
         if errors:
             raise invalid_error(self.flow.group, self.flow.kind, (obj.get("metadata") or {}).get("name", ""), errors)
 
@@ -355,25 +378,15 @@ class CustomResourceStrategy(DefaultStrategy):
     def validate_update(self, obj: dict[str, Any], old: dict[str, Any]) -> None:
         self._check(obj, old)
 
-
-_OBJECT_META = frozenset({
-    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation", "creationTimestamp",
-    "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences", "finalizers",
-    "managedFields",
-})  # fmt: skip
-"""The fields of ObjectMeta: a custom resource's metadata keeps these and nothing else."""
+    def validate_status_update(self, obj: dict[str, Any], old: dict[str, Any]) -> None:
+        self._check(obj, old, status=True)
 
 
-def _prune_metadata(obj: dict[str, Any]) -> list[str]:
-    """Drop what ObjectMeta has no field for (the API server decodes metadata into ObjectMeta);
-    the dropped fields' paths."""
+def _coerce_metadata(obj: dict[str, Any]) -> list[str]:
+    """The metadata as ObjectMeta writes it (the API server decodes it into ObjectMeta): what
+    ObjectMeta has no field for, and empty values, dropped; the unknown fields' paths."""
     metadata = obj.get("metadata")
-    if not isinstance(metadata, dict):
-        return []
-    unknown = sorted(key for key in metadata if key not in _OBJECT_META)
-    for key in unknown:
-        del metadata[key]
-    return [f"metadata.{key}" for key in unknown]
+    return coerce_object_meta(metadata, "metadata") if isinstance(metadata, dict) else []
 
 
 def _go_type(value: Any) -> str:

@@ -127,6 +127,8 @@ def represent_list(call: Call, listed: dict[str, Any], representation: Represent
             protobuf_body=lambda: _partial_protobuf(partial),
         )
     flow, version = call.endpoint.flow, call.version
+    if call.endpoint.custom:  # an unstructured list: its continue is always set, "" on the last page
+        listed["metadata"].setdefault("continue", "")
     return object_response(
         call.request,
         listed,

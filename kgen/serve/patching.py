@@ -29,7 +29,7 @@ from kgen.runtime.patch.errors import (
     PATCH_TYPES,
     STRATEGIC_MERGE_PATCH,
 )
-from kgen.runtime.errors import bad_request
+from kgen.runtime.errors import APIError, bad_request
 from kgen.runtime.scheme import DecodeError, FieldValidation
 from kgen.runtime.validation.field import Path, invalid, invalid_error
 from kgen.runtime.store.engine import UpdateResult
@@ -138,10 +138,14 @@ async def patch(call: Call) -> Response:
     review = review_of(call)
 
     async def write(without_managed_fields: bool) -> Response:
-        response: Response = await endpoint.async_store(version, review=review).guaranteed_update(
-            call.name, call.namespace, (lambda current: strip_managed_fields(transform(current))) if without_managed_fields else transform,
-            subresource=call.subresource, dry_run=dry_run, force_allow_create=is_apply, then=answer,
-        )  # fmt: skip
+        try:
+            response: Response = await endpoint.async_store(version, review=review).guaranteed_update(
+                call.name, call.namespace, (lambda current: strip_managed_fields(transform(current))) if without_managed_fields else transform,
+                subresource=call.subresource, dry_run=dry_run, force_allow_create=is_apply, then=answer,
+            )  # fmt: skip
+        except APIError:
+            call.warnings.extend(w for w in warnings if w not in call.warnings)  # they go with the refusal too
+            raise
         return response
 
     if is_apply:  # an apply keeps its managedFields: they are what it is about

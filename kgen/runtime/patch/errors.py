@@ -46,8 +46,11 @@ def bad_request(message: str) -> PatchError:
 
 def unprocessable(detail: str) -> PatchError:
     """422 Invalid as NewGenericServerResponse writes it: the Status message is generic,
-    the error itself is not in it (what the API server answers a JSON patch that fails)."""
-    return PatchError(422, "Invalid", "the server rejected our request due to an error in our request", detail=detail)
+    the error itself is not in it, and its details are empty (what the API server answers a
+    JSON patch that fails)."""
+    error = PatchError(422, "Invalid", "the server rejected our request due to an error in our request", detail=detail)
+    error.empty_details = True
+    return error
 
 
 def unsupported_media_type(accepted: tuple[str, ...] | list[str]) -> PatchError:

@@ -160,6 +160,10 @@ class Strategy:
     def validate_update(self, obj: dict[str, Any], old: dict[str, Any]) -> None:
         """Refuse an update (main resource or /status) by raising `APIError`."""
 
+    def validate_status_update(self, obj: dict[str, Any], old: dict[str, Any]) -> None:
+        """Refuse an update through /status by raising `APIError` (as `validate_update` by default)."""
+        self.validate_update(obj, old)
+
     def validate_delete(self, obj: dict[str, Any]) -> None:
         """Refuse the delete of the stored `obj` (read-only) by raising `APIError`; called
         once its preconditions held, before it is marked deleting or removed."""

@@ -252,7 +252,10 @@ class WriteOperations(StoreBase):
                 detail = f"no new finalizers can be added if the object is being deleted, found new finalizers {_go_strings(added)}"
                 problem = forbidden(Path.root("metadata", "finalizers"), detail)
                 raise invalid_error(self.info.group, self.info.kind, name, [problem])
-        self.strategy.validate_update(new, old)
+        if subresource == "status" and self.info.has_status:
+            self.strategy.validate_status_update(new, old)
+        else:
+            self.strategy.validate_update(new, old)
         if (
             not meta.get("finalizers")
             and "deletionTimestamp" in old_meta

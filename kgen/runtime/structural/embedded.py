@@ -18,7 +18,7 @@ from kgen.runtime.validation import field
 from kgen.runtime.validation.content import is_dns1035_label
 from kgen.runtime.validation.field import FieldError, PathNode
 
-__all__ = ["embedded_resource_errors"]
+__all__ = ["coerce_embedded_metadata", "coerce_object_meta", "embedded_resource_errors"]
 
 
 def embedded_resource_errors(obj: Any, schema: Structural | None) -> list[FieldError]:
@@ -98,3 +98,86 @@ def _check_metadata(path: PathNode, value: Any, errors: list[FieldError]) -> Non
     validate_object_meta(
         meta, path, errors, namespaced=bool(value.get("namespace")), name_format="k8s-path-segment-name"
     )
+
+
+# -- coercion: metadata as ObjectMeta writes it ---------------------------------------------------
+
+_OBJECT_META = frozenset({
+    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation", "creationTimestamp",
+    "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences", "finalizers",
+    "managedFields",
+})  # fmt: skip
+"""The fields of ObjectMeta (every one `omitempty`)."""
+
+_POINTERS = frozenset({"deletionTimestamp", "deletionGracePeriodSeconds"})
+"""Fields Go holds as pointers: a zero value is kept, only a null is dropped."""
+
+_OWNER_REFERENCE = {"apiVersion": "", "kind": "", "name": "", "uid": ""}
+"""The fields an OwnerReference always writes; `controller` and `blockOwnerDeletion` are pointers."""
+
+_MANAGED_FIELDS_ENTRY = frozenset({"manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1", "subresource"})
+
+
+def coerce_object_meta(metadata: dict[str, Any], path: str) -> list[str]:
+    """Rewrite `metadata` (changed in place) as a round trip through ObjectMeta writes it, as
+    the API server does with the metadata of a custom resource and of each embedded resource
+    (schema/objectmeta Coerce): what ObjectMeta has no field for is dropped, and so are empty
+    values (`""`, 0, `{}`, `[]`, null) of its omitempty fields. Returns the paths of the
+    unknown fields it dropped (`path` is the metadata's own)."""
+    unknown = []
+    for key in list(metadata):
+        value = metadata[key]
+        if key not in _OBJECT_META:
+            del metadata[key]
+            unknown.append(f"{path}.{key}")
+        elif value is None or (key not in _POINTERS and value in ("", 0, {}, [])) and not isinstance(value, bool):
+            del metadata[key]
+        elif key == "ownerReferences" and isinstance(value, list):
+            for index, reference in enumerate(value):
+                if isinstance(reference, dict):
+                    unknown += _coerce_struct(reference, f"{path}.ownerReferences[{index}]", _OWNER_REFERENCE,
+                                              frozenset({"controller", "blockOwnerDeletion"}))  # fmt: skip
+        elif key == "managedFields" and isinstance(value, list):
+            for index, entry in enumerate(value):
+                if isinstance(entry, dict):
+                    unknown += _coerce_struct(entry, f"{path}.managedFields[{index}]", {}, _MANAGED_FIELDS_ENTRY)
+    return unknown
+
+
+def _coerce_struct(obj: dict[str, Any], path: str, always: dict[str, Any], optional: frozenset[str]) -> list[str]:
+    unknown = []
+    for key in list(obj):
+        if key not in always and key not in optional:
+            del obj[key]
+            unknown.append(f"{path}.{key}")
+        elif key in optional and (obj[key] is None or obj[key] in ("", {}, [])) and not isinstance(obj[key], bool):
+            del obj[key]
+    for key, empty in always.items():
+        if obj.get(key) is None:
+            obj[key] = empty
+    return unknown
+
+
+def coerce_embedded_metadata(obj: Any, schema: Structural | None) -> list[str]:
+    """`coerce_object_meta` on the metadata of every embedded resource in `obj` (a custom
+    resource, whose own metadata is not one); the unknown fields' paths."""
+    unknown: list[str] = []
+    _coerce_walk("", obj, schema, unknown)
+    return unknown
+
+
+def _coerce_walk(path: str, value: Any, schema: Structural | None, unknown: list[str]) -> None:
+    if schema is None:
+        return
+    if isinstance(value, dict):
+        if schema.embedded_resource and isinstance(value.get("metadata"), dict):
+            unknown += coerce_object_meta(value["metadata"], f"{path}.metadata" if path else "metadata")
+        for key, item in value.items():
+            child = f"{path}.{key}" if path else key
+            if key in schema.properties:
+                _coerce_walk(child, item, schema.properties[key], unknown)
+            elif schema.additional_properties_schema is not None:
+                _coerce_walk(f"{path}[{key}]", item, schema.additional_properties_schema, unknown)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _coerce_walk(f"{path}[{index}]", item, schema.items, unknown)

@@ -1090,15 +1090,15 @@ def _map_list_errors(path: PathNode, s: Structural, items: list[Any]) -> list[Fi
 # -- entry points ---------------------------------------------------------------------------------------
 
 
-def validate(obj: Any, schema: Structural, path_prefix: str = "") -> list[FieldError]:
+def validate(obj: Any, schema: Structural, path_prefix: str = "", lists: bool = True) -> list[FieldError]:
     """Validate a custom resource (or, with `path_prefix`, the part of it at that path)
-    against its schema: the schema pass, then the list-type pass.
+    against its schema: the schema pass, then (with `lists`) the list-type pass.
 
     Validate after `prune` and `prune_nulls`: a null left for a non-nullable field is a type error.
     """
     prefix = _prefix_node(path_prefix)
     errors = _field_errors(prefix, _Walker().node(obj, schema, "", None))
-    if isinstance(obj, dict):
+    if lists and isinstance(obj, dict):
         errors += _object_lists(prefix, schema, obj)
     return errors
 

@@ -101,12 +101,12 @@ def validate_object_meta(
 
 
 def validate_labels(labels: dict[str, str] | None, path: PathNode, errors: list[FieldError]) -> None:
-    """Keys are qualified names (reported at `labels`), values are label values (at `labels[key]`)."""
+    """Keys are qualified names and values label values, both reported at `labels` (ValidateLabels)."""
     for key, value in (labels or {}).items():
         for message in is_qualified_name(key):
             errors.append(field.invalid(path, key, message, "format=k8s-label-key"))
         for message in is_valid_label_value(value or ""):
-            errors.append(field.invalid(field.key(path, key), value, message, "format=k8s-label-value"))
+            errors.append(field.invalid(path, value, message, "format=k8s-label-value"))
 
 
 def validate_annotations(annotations: dict[str, str] | None, path: PathNode, errors: list[FieldError]) -> None:

@@ -159,6 +159,11 @@ class AdmittingStrategy(Strategy):
         self.inner.validate_update(obj, old)
         self._admit("UPDATE", obj, old)
 
+    def validate_status_update(self, obj: dict[str, Any], old: dict[str, Any]) -> None:
+        """The strategy's validation of a /status update, then admission of the UPDATE."""
+        self.inner.validate_status_update(obj, old)
+        self._admit("UPDATE", obj, old)
+
     def validate_delete(self, obj: dict[str, Any]) -> None:
         """The strategy's check, then admission of a DELETE (the stored object as oldObject)."""
         self.inner.validate_delete(obj)
