@@ -956,3 +956,107 @@ def test_a_field_given_twice_is_a_duplicate_field(client):
     strict = client.post(_path(client), content=text % (client.group, "twice-strict"), params={"fieldValidation": "Strict"},
                          headers={"Content-Type": "application/json"})  # fmt: skip
     assert strict.status_code == 400 and 'duplicate field "spec.color"' in strict.json()["message"]
+
+
+def _apply(client: Served, body: dict[str, Any], manager: str, force: bool = False) -> httpx.Response:
+    params = {"fieldManager": manager, **({"force": "true"} if force else {})}
+    return client.patch(
+        _path(client) + "/" + body["metadata"]["name"], content=json.dumps(body), params=params,
+        headers={"Content-Type": "application/apply-patch+yaml"},
+    )  # fmt: skip
+
+
+def test_server_side_apply_follows_the_crd_list_types_and_types(client):
+    """The field manager works on the CRD's structural schema (fieldmanager TypeConverter of
+    the CRD): a list-type map merges by key (another manager's item is no conflict) and an
+    applied value of the wrong type is refused before anything (500, "failed to create typed
+    patch object", structured-merge-diff's words)."""
+    created = _create(client, _widget(client, "ssa", ports=[{"name": "a", "number": 1}])).json()
+    applied = _apply(client, {**_widget(client, "ssa", ports=[{"name": "b", "number": 2}])}, "other")
+    assert applied.status_code == 200, applied.text[:500]
+    assert applied.json()["spec"]["ports"] == [{"name": "a", "number": 1}, {"name": "b", "number": 2}]
+    conflict = _apply(client, _widget(client, "ssa", color="blue"), "other")
+    assert conflict.status_code == 409 and conflict.json()["message"].endswith("conflict with \"python-httpx\" using "
+                                                                               f"{client.group}/v1: .spec.color")  # fmt: skip
+    wrong = _apply(client, _widget(client, "ssa", replicas="three"), "other")
+    assert wrong.status_code == 500 and wrong.json()["message"] == (
+        f"failed to create typed patch object (/ssa; {client.group}/v1, Kind=Widget): "
+        ".spec.replicas: expected numeric (int or float), got string"
+    )
+    assert client.get(_path(client) + "/ssa").json()["metadata"]["resourceVersion"] == (
+        applied.json()["metadata"]["resourceVersion"]
+    )
+    # An applied null is kept (the field manager's result is not decoded again) and is a type error.
+    nulled = _apply(client, {**_widget(client, "ssa"), "spec": {"color": "red", "label": None}}, "other", force=True)
+    assert ("FieldValueTypeInvalid", "spec.label", 'Invalid value: "null": spec.label in body must be of type string: "null"') in _invalid(nulled)  # fmt: skip
+    assert created["metadata"]["uid"] == client.get(_path(client) + "/ssa").json()["metadata"]["uid"]
+
+
+def test_a_failed_delete_precondition_is_a_conflict_named_by_kind(client):
+    """rest.BeforeDelete checks the preconditions first: 409 Conflict on `<Kind>.<group>`."""
+    created = _create(client, _widget(client, "precondition")).json()
+    path = _path(client) + "/precondition"
+    wrong_uid = client.request("DELETE", path, json={"preconditions": {"uid": "not-it"}})
+    assert wrong_uid.status_code == 409 and wrong_uid.json()["message"] == (
+        f'Operation cannot be fulfilled on Widget.{client.group} "precondition": the UID in the precondition (not-it) '
+        f'does not match the UID in record ({created["metadata"]["uid"]}). The object might have been deleted and then '
+        "recreated"
+    )
+    assert wrong_uid.json()["details"] == {"name": "precondition", "group": client.group, "kind": "Widget"}
+    stale = client.request("DELETE", path, json={"preconditions": {"resourceVersion": "1"}})
+    assert stale.json()["message"] == (
+        f'Operation cannot be fulfilled on Widget.{client.group} "precondition": the ResourceVersion in the precondition '
+        f'(1) does not match the ResourceVersion in record ({created["metadata"]["resourceVersion"]}). The object might '
+        "have been modified"
+    )
+    assert client.delete(path).status_code == 200
+
+
+def test_metadata_is_written_as_object_meta_writes_it(client):
+    """schema/objectmeta Coerce: the metadata of the resource and of an embedded resource go
+    through ObjectMeta: empty values are dropped, unknown fields too (and reported)."""
+    body = _widget(client, "coerced", template={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+        "name": "", "labels": {}, "namespace": "x", "colour": "blue", "creationTimestamp": None}})  # fmt: skip
+    body["metadata"].update(labels={}, annotations={}, finalizers=[], generateName="")
+    made = _create(client, body)
+    assert made.status_code == 201, made.text[:500]
+    assert made.headers["warning"] == '299 - "unknown field \\"spec.template.metadata.colour\\""'
+    metadata = made.json()["metadata"]
+    assert not {"labels", "annotations", "finalizers", "generateName"} & set(metadata)
+    assert made.json()["spec"]["template"] == {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"namespace": "x"}}
+
+
+def test_an_update_through_status_is_validated_against_the_status_schema(client):
+    """customresource validator ValidateStatusUpdate: the status alone against the status
+    schema, rooted at `status` (the messages name paths below it)."""
+    created = _create(client, _widget(client, "status-schema")).json()
+    created["status"] = {"replicas": "many", "observedGeneration": 1}
+    causes = _invalid(client.put(_path(client) + "/status-schema/status", json=created))
+    assert ("FieldValueTypeInvalid", "status.replicas",
+            'Invalid value: "string": replicas in body must be of type integer: "string"') in causes  # fmt: skip
+
+
+def test_an_update_reports_metadata_errors_once_per_check(client):
+    """rest.BeforeUpdate validates the metadata (ValidateObjectMetaAccessor and
+    ValidateObjectMetaAccessorUpdate) and the custom resource validator again: a bad label is
+    three causes of the Status, named once in its message (ToAggregate)."""
+    created = _create(client, _widget(client, "relabeled")).json()
+    created["metadata"]["labels"] = {"app": "-bad-"}
+    refused = client.put(_path(client) + "/relabeled", json=created)
+    causes = _invalid(refused)
+    assert [c[1] for c in causes] == ["metadata.labels"] * 3
+    assert refused.json()["message"].count("-bad-") == 1
+
+
+def test_lists_and_failed_json_patches_are_shaped_as_a_cluster_shapes_them(client):
+    """An unstructured list always sets metadata.continue ("" on its last page); a JSON patch
+    that cannot apply is 422 with empty details (NewGenericServerResponse)."""
+    listed = client.get(_path(client)).json()
+    assert listed["metadata"]["continue"] == "" and listed["metadata"]["resourceVersion"]
+    _create(client, _widget(client, "json-patched"))
+    failed = client.patch(
+        _path(client) + "/json-patched", content='[{"op": "test", "path": "/spec/color", "value": "blue"}]',
+        headers={"Content-Type": "application/json-patch+json"},
+    )  # fmt: skip
+    assert failed.status_code == 422 and failed.json()["details"] == {}
+    assert failed.json()["message"] == "the server rejected our request due to an error in our request"

@@ -480,12 +480,18 @@ def test_delete_preconditions(widgets):
     created = widgets.create(widget("a"))
     error = fails(widgets.delete, "a", "default", preconditions=Preconditions(uid="nope"))
     assert (error.code, error.reason) == (409, "Conflict")
+    # BeforeDelete's check (registry/rest/delete.go): the Conflict is qualified by the kind.
     assert error.message == (
-        'Operation cannot be fulfilled on widgets.example.com "a": Precondition failed: '
-        f"UID in precondition: nope, UID in object meta: {created['metadata']['uid']}"
+        'Operation cannot be fulfilled on Widget.example.com "a": the UID in the precondition (nope) does not match '
+        f"the UID in record ({created['metadata']['uid']}). The object might have been deleted and then recreated"
     )
+    assert error.details == {"name": "a", "group": "example.com", "kind": "Widget"}
     error = fails(widgets.delete, "a", "default", preconditions=Preconditions(resource_version="1"))
-    assert "Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta:" in error.message
+    assert error.message == (
+        'Operation cannot be fulfilled on Widget.example.com "a": the ResourceVersion in the precondition (1) does not '
+        f"match the ResourceVersion in record ({created['metadata']['resourceVersion']}). The object might have been "
+        "modified"
+    )
     match = Preconditions(uid=created["metadata"]["uid"], resource_version=created["metadata"]["resourceVersion"])
     assert widgets.delete("a", "default", preconditions=match).deleted
 

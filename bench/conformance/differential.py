@@ -248,8 +248,12 @@ class Case:
         )
         for _ in range(rng.choice((1, 2, 3, 4))):
             version, schema = rng.choice(served)
-            op = rng.choice(("get", "put", "put-no-rv", "merge", "json", "status", "list"))
-            if op == "get":
+            op = rng.choice(("get", "put", "put-no-rv", "merge", "json", "status", "list", "apply", "dry-run",
+                             "scale", "stale", "selector", "strategic", "status-merge"))  # fmt: skip
+            extra = self._more(op, version, schema)
+            if extra is not None:
+                yield extra
+            elif op == "get":
                 yield f"get {version}", lambda c, _, v=version: c.get(self.path(v, self.name))
             elif op == "list":
                 yield f"list {version}", lambda c, _, v=version: c.get(self.path(v))
@@ -291,14 +295,73 @@ class Case:
                        lambda c, _, v=version, p=patch: c.patch(self.path(v, self.name), content=json.dumps(p),
                                                                headers={"Content-Type": "application/json-patch+json"}))  # fmt: skip
         version, _ = rng.choice(served)
+        if rng.random() < 0.2:
+            precondition = rng.choice(("uid", "resourceVersion"))
+            body = {"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": {precondition: "1"}}
+            yield (f"delete {version} {json.dumps(body)}",
+                   lambda c, _, v=version, b=body: c.request("DELETE", self.path(v, self.name), json=b))  # fmt: skip
         yield f"delete {version}", lambda c, _, v=version: c.delete(self.path(v, self.name))
+
+    def _more(self, op: str, version: str, schema: dict[str, Any]) -> tuple[str, Callable[..., httpx.Response]] | None:
+        """The rarer requests: server-side apply, dry run, /scale, a stale resourceVersion,
+        label selectors, strategic merge patch, a merge patch of /status."""
+        rng = self.rng
+        if op == "apply":
+            body = self.body(version, schema)
+            force = rng.choice((None, "true"))
+            params = {"fieldManager": rng.choice(("differential", "other")), **({"force": force} if force else {})}
+            return (f"apply {version} {json.dumps(body)} {params}",
+                    lambda c, _: c.patch(self.path(version, self.name), content=json.dumps(body), params=params,
+                                         headers={"Content-Type": "application/apply-patch+yaml"}))  # fmt: skip
+        if op == "dry-run":
+            body = {**self.body(version, schema), "metadata": {"name": self.name + "-dry"}}
+            return (f"dry-run {version} {json.dumps(body)}",
+                    lambda c, _: c.post(self.path(version), json=body, params={"dryRun": "All"}))  # fmt: skip
+        if op == "scale":
+            if not any("scale" in (v.get("subresources") or {}) for v in self.crd["spec"]["versions"]):
+                return None
+            replicas = rng.choice((0, 2, -1, 2**31, "x"))
+
+            def scale(c: httpx.Client, _: Any) -> httpx.Response:
+                current = c.get(self.path(version, self.name) + "/scale")
+                if current.status_code != 200:
+                    return current
+                body = current.json()
+                body["spec"]["replicas"] = replicas
+                return c.put(self.path(version, self.name) + "/scale", json=body)
+
+            return f"scale {version} {replicas}", scale
+        if op == "stale":
+            def stale(c: httpx.Client, current: dict[str, Any] | None) -> httpx.Response:
+                body = copy.deepcopy(current) if current else {"metadata": {"name": self.name}}
+                body["apiVersion"], body["kind"] = f"{self.group}/{version}", self.kind
+                body["metadata"]["resourceVersion"] = "1"
+                return c.put(self.path(version, self.name), json=body)
+
+            return f"stale {version}", stale
+        if op == "selector":
+            selector = rng.choice(("app=web", "app!=web", "app in (web,api)", "a=b=c", "!app", "app=" + "x" * 64))
+            return (f"selector {version} {selector}",
+                    lambda c, _: c.get(self.path(version), params={"labelSelector": selector}))  # fmt: skip
+        if op == "strategic":
+            return (f"strategic {version}",
+                    lambda c, _: c.patch(self.path(version, self.name), content='{"spec":{}}',
+                                         headers={"Content-Type": "application/strategic-merge-patch+json"}))  # fmt: skip
+        if op == "status-merge":
+            if not self.status:
+                return None
+            patch = {k: v for k, v in self.draw.object(schema, 0).items() if k == "status"} or {"status": {}}
+            return (f"status-merge {version} {json.dumps(patch)}",
+                    lambda c, _: c.patch(self.path(version, self.name) + "/status", content=json.dumps(patch),
+                                         headers={"Content-Type": "application/merge-patch+json"}))  # fmt: skip
+        return None
 
 
 # -- comparing answers ---------------------------------------------------------------------------
 
 _VOLATILE_METADATA = ("uid", "resourceVersion", "creationTimestamp", "deletionTimestamp", "managedFields", "selfLink")
 _UID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-_RV = re.compile(r'(resourceVersion[": =]+)"?\d+"?')
+_RV = re.compile(r'((?:resourceVersion[": =]+|ResourceVersion in record \())"?\d+"?')
 
 
 def normal(response: httpx.Response) -> dict[str, Any]:
@@ -312,6 +375,10 @@ def normal(response: httpx.Response) -> dict[str, Any]:
     body = _scrub(body)
     if isinstance(body, dict) and body.get("kind") == "Status":
         _sort_causes(body)
+        message = body.get("message")
+        if isinstance(message, str) and "errors:\n" in message:  # structured-merge-diff's, in map order too
+            head, _, tail = message.partition("errors:\n")
+            body["message"] = head + "errors:\n" + "\n".join(sorted(tail.split("\n")))
     warnings = sorted(response.headers.get_list("warning"))
     return {"code": response.status_code, "warnings": warnings, "body": body}
 

@@ -115,6 +115,7 @@ class Endpoint:
                 self.kind,
                 subresource=subresource,
                 reset_fields=self._reset_fields(subresource),
+                drop_nulls=not self.custom,
             )
         return manager
 
@@ -142,6 +143,8 @@ class Endpoint:
                 return Schema.from_openapi_v3(self.openapi_v3).for_kind(self.group, self.version.version, self.kind)
             except KeyError:
                 pass
+        if self.custom and self.version.schema:  # a CRD's version: its structural schema, list and map types too
+            return Schema.from_crd_schema(self.version.schema).root
         return Schema.from_crd_schema({"type": "object", "x-kubernetes-preserve-unknown-fields": True}).root
 
 

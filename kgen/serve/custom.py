@@ -197,9 +197,16 @@ class CustomResourceFlow:
             raise bad_request("the object must be a JSON object")
         return self.decode_dict(document, version, field_validation, duplicates)
 
+    def decode_applied(self, obj: dict[str, Any], version: str, field_validation: FieldValidation) -> DecodeResult:
+        """`decode_dict` of the object a server-side apply made: it keeps its nulls (the field
+        manager's result is not decoded again, so a null of a field that is not nullable is
+        a type error, as on a cluster)."""
+        return self.decode_dict(obj, version, field_validation, keep_nulls=True)
+
     def decode_dict(
-        self, obj: dict[str, Any], version: str, field_validation: FieldValidation, duplicates: list[str] | None = None
-    ) -> DecodeResult:
+        self, obj: dict[str, Any], version: str, field_validation: FieldValidation, duplicates: list[str] | None = None,
+        keep_nulls: bool = False,
+    ) -> DecodeResult:  # fmt: skip
         """`decode` of an object that is already JSON data (a patch's result); `obj` is changed.
         `duplicates`: the problems of fields the JSON text gave twice."""
         expected = self.api_version(version)
@@ -223,7 +230,8 @@ class CustomResourceFlow:
         unknown += duplicates or []
         if unknown and field_validation is FieldValidation.STRICT:
             raise cannot_handle(self.kind, version, "strict decoding error: " + ", ".join(unknown))
-        prune_nulls(obj, schema)
+        if not keep_nulls:
+            prune_nulls(obj, schema)
         default(obj, schema)
         warnings = unknown if field_validation is FieldValidation.WARN else []
         group_version = GroupVersion(self.group, version)
@@ -337,10 +345,7 @@ class CustomResourceFlow:
                 errors.append(FieldError(ErrorType.INVALID, None, None, _RULES_NOT_CHECKED))
             else:
                 errors += check_rules(obj, old, schema)
-        unique: dict[str, FieldError] = {}
-        for error in errors:
-            unique.setdefault(str(error), error)
-        return list(unique.values())
+        return errors  # every cause (the Status message names each once)
 
     def validate(
         self, stored: dict[str, Any], old: dict[str, Any] | None, version: str, status: bool = False
@@ -402,7 +407,13 @@ def _metadata_errors(obj: dict[str, Any], old: dict[str, Any] | None, namespaced
     """ObjectMeta validation of a custom resource (names, labels, annotations, finalizers,
     owner references; and what an update may not change)."""
     from kgen.runtime.apimachinery.meta.v1.models import ObjectMeta
-    from kgen.runtime.validation.meta import validate_object_meta, validate_object_meta_update
+    from kgen.runtime.validation.meta import (
+        validate_annotations,
+        validate_labels,
+        validate_object_meta,
+        validate_object_meta_update,
+        validate_owner_references,
+    )
 
     path = Path.root("metadata")
     errors: list[FieldError] = []
@@ -413,5 +424,13 @@ def _metadata_errors(obj: dict[str, Any], old: dict[str, Any] | None, namespaced
         raise bad_request(f"unable to decode the metadata: {error}") from None
     validate_object_meta(meta, path, errors, namespaced=namespaced)
     if old_meta is not None:
-        validate_object_meta_update(meta, old_meta, path, errors)
+        # An update checks the metadata three times, and a Status lists every cause (its
+        # message each once): rest.BeforeUpdate's common fields (ValidateObjectMetaAccessor,
+        # then ValidateObjectMetaAccessorUpdate), then the custom resource validator's own
+        # ValidateObjectMetaAccessorUpdate.
+        for _ in range(2):
+            validate_object_meta_update(meta, old_meta, path, errors)
+            validate_labels(meta.labels, path.child("labels"), errors)
+            validate_annotations(meta.annotations, path.child("annotations"), errors)
+            validate_owner_references(meta.owner_references, path.child("ownerReferences"), errors)
     return errors

@@ -84,10 +84,12 @@ async def patch(call: Call) -> Response:
     endpoint, flow, version = call.endpoint, call.endpoint.flow, call.version
     field_manager = endpoint.field_manager(call.subresource)
     applied: dict[str, Any] = {}
+    applied_warnings: list[str] = []
     if is_apply:
         text, applied = _apply_configuration(body)
-        # Unknown and duplicate fields of the configuration, as field validation asks.
-        call.warnings.extend(flow.decode(text, version, field_validation).warnings)
+        # Unknown and duplicate fields of the configuration, as field validation asks: warned
+        # of once the apply succeeded (patch.go checks them after the field manager's Apply).
+        applied_warnings = flow.decode(text, version, field_validation).warnings
         given = applied.get("metadata")
         metadata: dict[str, Any] = given if isinstance(given, dict) else {}
         if metadata.get("name", call.name) != call.name:
@@ -109,8 +111,10 @@ async def patch(call: Call) -> Response:
 
                 namespace_accepts(call.api, call.namespace, endpoint, call.name)
             new = field_manager.apply(live, applied, manager, force=bool(force))
-            # An apply configuration's fields were checked above; the merged object holds live fields too.
-            result = flow.decode_dict(new, version, FieldValidation.IGNORE)
+            # An apply configuration's fields were checked above; the merged object holds live
+            # fields too. It is not decoded again: a custom resource keeps its nulls.
+            decode_applied = getattr(flow, "decode_applied", flow.decode_dict)
+            result = decode_applied(new, version, FieldValidation.IGNORE)
         else:
             assert live is not None  # the store answers 404 for a patch of nothing
             patched = patched_object(patch_type, live, body, endpoint.type_ref)
@@ -130,7 +134,7 @@ async def patch(call: Call) -> Response:
         return with_managed_fields(stored, new)
 
     def answer(outcome: UpdateResult) -> Response:
-        call.warnings.extend(warnings)
+        call.warnings.extend(applied_warnings + warnings)
         status_code = 201 if outcome.created else 200
         return represent(call, flow.from_storage(outcome.object, version), representation, status_code=status_code)
 

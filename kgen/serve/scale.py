@@ -171,5 +171,8 @@ def _check_scale(scale: Any, name: str) -> None:
     replicas = (scale.get("spec") or {}).get("replicas", 0)
     if not isinstance(replicas, int) or isinstance(replicas, bool):
         raise bad_request(f"unable to decode the Scale: spec.replicas must be an integer, not {json.dumps(replicas)}")
+    if not -(2**31) <= replicas < 2**31:
+        # An autoscaling/v1 Scale holds an int32; the API server's decoder fails this way.
+        raise bad_request('no kind is registered for the type v1.Scale in scheme "pkg/runtime/scheme.go:111"')
     # Replicas below zero are the custom resource's validation error at the CRD's replicas path
     # (customresource/validator.go ValidateScaleSpec); the Scale itself is not validated.

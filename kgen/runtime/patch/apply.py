@@ -287,13 +287,17 @@ class FieldManager:
         converter: Converter | None = None,
         max_update_managers: int = 10,
         clock: Callable[[], _dt.datetime] = _utc_now,
+        drop_nulls: bool = True,
     ):
         """`type` is the kind's schema (`Schema.for_kind(...)`, or `Schema.root` of a CRD);
         `reset_fields` are the top-level fields the endpoint wipes, which no manager owns:
         ("status",) on a resource with a status subresource, ("spec",) on /status.
         `converter` compares managers of other API versions (`SameTypeConverter` by default:
-        the versions share this schema)."""
+        the versions share this schema). `drop_nulls`: an applied object loses the nulls
+        merging left in fields that are not nullable, as decoding into a Go struct drops them;
+        a custom resource keeps them (and fails validation), as on a cluster."""
         self.type = type
+        self.drop_nulls = drop_nulls
         self.api_version = api_version
         self.kind = kind
         self.subresource = subresource
@@ -467,7 +471,8 @@ class FieldManager:
         if new is None:
             return None, fields
         obj = new.value if isinstance(new.value, dict) else {}
-        _drop_nulls(obj, self.type)
+        if self.drop_nulls:
+            _drop_nulls(obj, self.type)
         return obj, fields
 
     def _allowed_by_last_applied(self, live: Mapping[str, Any]) -> FieldSet | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from kgen.runtime.validation.field import go_quote
 from kgen.runtime.patch.fieldpath import FieldSet, Path, PathElement, element_string, key, value_key
 from kgen.runtime.patch.schema import (
     ATOMIC,
@@ -209,6 +210,21 @@ def _go_value(v: Any) -> str:
     return str(v)
 
 
+def _go_syntax(v: Any) -> str:
+    """Go's %#v of unstructured JSON data: `[]interface {}{1, "x"}`, `map[string]interface {}{"a":1}`."""
+    if v is None:
+        return "interface {}(nil)"
+    if type(v) is bool:
+        return "true" if v else "false"
+    if type(v) is dict:
+        return "map[string]interface {}{" + ", ".join(f"{go_quote(k)}:{_go_syntax(v[k])}" for k in sorted(v)) + "}"
+    if type(v) is list:
+        return "[]interface {}{" + ", ".join(_go_syntax(x) for x in v) + "}"
+    if type(v) is str:
+        return go_quote(v)
+    return _go_value(v)
+
+
 def _go_type(v: Any) -> str:
     return {
         dict: "map[string]interface {}",
@@ -281,7 +297,7 @@ def _scalar_error(scalar: str | None, v: Any) -> str:
             return f"expected numeric (int or float), got {_go_type(v)}"
     elif scalar == STRING:
         if t is not str:
-            return f"expected string, got &value.valueUnstructured{{Value:{_go_value(v)}}}"
+            return f"expected string, got &value.valueUnstructured{{Value:{_go_syntax(v)}}}"
     elif scalar == BOOLEAN:
         if t is not bool:
             return f"expected boolean, got &{{{_go_value(v)}}}"

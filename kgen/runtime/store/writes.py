@@ -327,18 +327,23 @@ class WriteOperations(StoreBase):
                     kv = None
 
     def _check_preconditions(self, name: str, obj: dict[str, Any], preconditions: Preconditions | None) -> None:
+        """BeforeDelete's check of a delete's preconditions: 409 Conflict, qualified by the
+        kind (registry/rest/delete.go)."""
         if preconditions is None:
             return
         metadata = obj["metadata"]
         if preconditions.uid is not None and preconditions.uid != metadata.get("uid", ""):
-            detail = f"Precondition failed: UID in precondition: {preconditions.uid}, UID in object meta: {metadata.get('uid', '')}"
-            raise self._conflict(name, detail)
+            detail = (
+                f"the UID in the precondition ({preconditions.uid}) does not match the UID in record "
+                f"({metadata.get('uid', '')}). The object might have been deleted and then recreated"
+            )
+            raise errors.conflict(self.info.group, self.info.kind, name, detail)
         if preconditions.resource_version is not None and preconditions.resource_version != metadata["resourceVersion"]:
             detail = (
-                f"Precondition failed: ResourceVersion in precondition: {preconditions.resource_version}, "
-                f"ResourceVersion in object meta: {metadata['resourceVersion']}"
+                f"the ResourceVersion in the precondition ({preconditions.resource_version}) does not match the "
+                f"ResourceVersion in record ({metadata['resourceVersion']}). The object might have been modified"
             )
-            raise self._conflict(name, detail)
+            raise errors.conflict(self.info.group, self.info.kind, name, detail)
 
     def _gc_finalizers(
         self, finalizers: list[str], policy: str | None, orphan_dependents: bool | None
