@@ -425,6 +425,21 @@ def test_the_scale_subresource_reads_and_writes_the_paths_of_the_crd(client):
         ("FieldValueInvalid", ".spec.replicas", "Invalid value: -1: should be a non-negative integer")
     ]
     assert negative.json()["message"].startswith(f'Widget.{client.group} "scaled" is invalid: ')
+    # A Scale that is not an autoscaling/v1 Scale (replicas not an int32) fails the decoder.
+    scale = client.get(path).json()
+    for replicas in ("seven", 2**31):
+        refused = client.put(path, json={**scale, "spec": {"replicas": replicas}})
+        assert refused.status_code == 400 and refused.json()["message"] == (
+            'no kind is registered for the type v1.Scale in scheme "pkg/runtime/scheme.go:111"'
+        )
+    # An object without spec replicas has no Scale (ScaleREST: an internal error).
+    bare = _create(client, {"apiVersion": f"{client.group}/v1", "kind": "Widget", "metadata": {"name": "bare"}})
+    assert bare.status_code == 201, bare.text[:300]
+    missing = client.get(_path(client, "v1") + "/bare/scale")
+    assert (missing.status_code, missing.json()["reason"]) == (500, "InternalError")
+    assert (
+        missing.json()["message"] == 'Internal error occurred: the spec replicas field ".spec.replicas" does not exist'
+    )
     resources = client.get(f"/apis/{client.group}/v1").json()["resources"]
     scale_entry = next(r for r in resources if r["name"] == "widgets/scale")
     assert (scale_entry["group"], scale_entry["version"], scale_entry["kind"]) == ("autoscaling", "v1", "Scale")

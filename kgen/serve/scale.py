@@ -16,7 +16,7 @@ from typing import Any
 
 from starlette.responses import Response
 
-from kgen.runtime.errors import bad_request
+from kgen.runtime.errors import APIError, StatusCause, bad_request
 from kgen.runtime.patch.errors import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from kgen.runtime.store import errors as store_errors
 from kgen.runtime.store.engine import UpdateResult
@@ -83,13 +83,27 @@ def _paths(call: Call) -> dict[str, str]:
     return paths
 
 
+def _replicas_found(obj: dict[str, Any], paths: dict[str, str]) -> dict[str, Any]:
+    """`obj`, when it has a value at the spec replicas path; else the 500 the API server
+    answers a Scale of it with (customresource/etcd.go ScaleREST)."""
+    path = paths.get("specReplicasPath", "")
+    value: Any = obj
+    for step in _steps(path):
+        if not isinstance(value, dict) or step not in value:
+            message = f'the spec replicas field "{path}" does not exist'
+            raise APIError(500, "InternalError", f"Internal error occurred: {message}", [StatusCause("", message, "")])
+        value = value[step]
+    return obj
+
+
 async def get_scale(call: Call) -> Response:
     """GET of /scale."""
     representation = negotiate_object(call)
     flow, version, paths = call.endpoint.flow, call.version, _paths(call)
     scale = await call.endpoint.async_store().get(
-        call.name, call.namespace, then=lambda stored: scale_of(flow.from_storage(stored, version), paths)
-    )
+        call.name, call.namespace,
+        then=lambda stored: scale_of(_replicas_found(flow.from_storage(stored, version), paths), paths),
+    )  # fmt: skip
     return object_response(call.request, scale, representation)
 
 
@@ -121,7 +135,7 @@ async def _write_scale(call: Call, new_scale: Any) -> Response:
         versioned = flow.from_storage(current, version)
         if versioned is current:
             versioned = json_copy(current)
-        scale = new_scale(scale_of(versioned, paths))
+        scale = new_scale(scale_of(_replicas_found(versioned, paths), paths))
         _check_scale(scale, call.name)
         wanted = (scale.get("metadata") or {}).get("resourceVersion") or ""
         if wanted and wanted != (current.get("metadata") or {}).get("resourceVersion"):
@@ -169,9 +183,7 @@ def _check_scale(scale: Any, name: str) -> None:
     if given != name:
         raise bad_request(f"the name of the object ({given}) does not match the name on the URL ({name})")
     replicas = (scale.get("spec") or {}).get("replicas", 0)
-    if not isinstance(replicas, int) or isinstance(replicas, bool):
-        raise bad_request(f"unable to decode the Scale: spec.replicas must be an integer, not {json.dumps(replicas)}")
-    if not -(2**31) <= replicas < 2**31:
+    if isinstance(replicas, bool) or not isinstance(replicas, int) or not -(2**31) <= replicas < 2**31:
         # An autoscaling/v1 Scale holds an int32; the API server's decoder fails this way.
         raise bad_request('no kind is registered for the type v1.Scale in scheme "pkg/runtime/scheme.go:111"')
     # Replicas below zero are the custom resource's validation error at the CRD's replicas path

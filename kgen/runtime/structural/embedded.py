@@ -115,7 +115,9 @@ _POINTERS = frozenset({"deletionTimestamp", "deletionGracePeriodSeconds"})
 _OWNER_REFERENCE = {"apiVersion": "", "kind": "", "name": "", "uid": ""}
 """The fields an OwnerReference always writes; `controller` and `blockOwnerDeletion` are pointers."""
 
-_MANAGED_FIELDS_ENTRY = frozenset({"manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1", "subresource"})
+_MANAGED_FIELDS_ENTRY = frozenset(
+    {"manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1", "subresource"}
+)
 
 
 def coerce_object_meta(metadata: dict[str, Any], path: str) -> list[str]:
