@@ -355,12 +355,7 @@ class ServedAPI:
         self.endpoints = endpoints
         self.terminating_groups = frozenset(terminating_groups)
         for store in gone.values():
-            for obj in store.list()["items"]:
-                metadata = obj.get("metadata") or {}
-                try:
-                    store.delete(metadata.get("name", ""), metadata.get("namespace", ""))
-                except APIError:
-                    pass  # already gone
+            _delete_every_object(store)
 
     def _run_definition_controllers(self) -> list[tuple[dict[str, Any], bool]]:
         """What the API server's CRD controllers do once a CRD is written, and the CRDs left
@@ -421,12 +416,7 @@ class ServedAPI:
             info = ResourceInfo(group=resource.group, version=resource.storage_version, resource=resource.plural,
                                 kind=resource.kind, namespaced=resource.namespaced)  # fmt: skip
             objects = self.engine.resource(info)
-            for obj in objects.list()["items"]:
-                metadata = obj.get("metadata") or {}
-                try:
-                    objects.delete(metadata.get("name", ""), metadata.get("namespace", ""))
-                except APIError:
-                    pass  # gone meanwhile
+            _delete_every_object(objects)
             if objects.list(limit=1)["items"]:
                 return False  # kept by their own finalizers until they are removed
 
@@ -470,3 +460,13 @@ class ServedAPI:
             if endpoint.namespaced:
                 seen.setdefault(endpoint.info, endpoint.store)
         return list(seen.values())
+
+
+def _delete_every_object(store: ResourceStore) -> None:
+    """Delete what `store` holds (objects with finalizers are only marked as deleting)."""
+    for obj in store.list()["items"]:
+        metadata = obj.get("metadata") or {}
+        try:
+            store.delete(metadata.get("name", ""), metadata.get("namespace", ""))
+        except APIError:
+            pass  # gone meanwhile
