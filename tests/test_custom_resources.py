@@ -412,6 +412,12 @@ def test_the_scale_subresource_reads_and_writes_the_paths_of_the_crd(client):
     updated = client.put(path, json=scale)
     assert updated.status_code == 200 and updated.json()["spec"] == {"replicas": 5}
     assert client.get(_path(client, "v1") + "/scaled").json()["spec"]["replicas"] == 5
+    # The replicas a scale write set are its manager's, with subresource "scale" (managedfields ScaleHandler).
+    entries = client.get(_path(client, "v1") + "/scaled").json()["metadata"]["managedFields"]
+    scaled = [e for e in entries if e.get("subresource") == "scale"]
+    assert [(e["manager"], e["operation"], e["fieldsV1"]) for e in scaled] == [
+        ("python-httpx", "Update", {"f:spec": {"f:replicas": {}}})
+    ]
     assert client.put(path, json=scale).status_code == 409  # its resourceVersion is stale now
     merged = client.patch(
         path, content='{"spec":{"replicas":7}}', headers={"Content-Type": "application/merge-patch+json"}

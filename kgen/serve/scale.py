@@ -21,7 +21,7 @@ from kgen.runtime.patch.errors import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRA
 from kgen.runtime.store import errors as store_errors
 from kgen.runtime.store.engine import UpdateResult
 from kgen.runtime.store.resource import json_copy
-from kgen.serve.handlers import Call, negotiate_object, read_weighed_body
+from kgen.serve.handlers import Call, manager_name, negotiate_object, read_weighed_body, with_managed_fields
 from kgen.serve.negotiation import body_media_type, unsupported_media_type
 from kgen.serve.patching import patched_object
 from kgen.serve.policies import review_of
@@ -130,11 +130,13 @@ async def _write_scale(call: Call, new_scale: Any) -> Response:
     representation = negotiate_object(call)
     endpoint, flow, version, paths = call.endpoint, call.endpoint.flow, call.version, _paths(call)
 
+    manager = manager_name(call, "UpdateOptions" if call.request.method == "PUT" else "PatchOptions")
+    field_manager = endpoint.field_manager("scale")
+
     def transform(current: dict[str, Any] | None) -> dict[str, Any]:
         assert current is not None  # the store answers 404 for a scale of nothing
-        versioned = flow.from_storage(current, version)
-        if versioned is current:
-            versioned = json_copy(current)
+        live = flow.from_storage(current, version)
+        versioned = json_copy(live)
         scale = new_scale(scale_of(_replicas_found(versioned, paths), paths))
         _check_scale(scale, call.name)
         wanted = (scale.get("metadata") or {}).get("resourceVersion") or ""
@@ -143,7 +145,9 @@ async def _write_scale(call: Call, new_scale: Any) -> Response:
         _write(versioned, paths["specReplicasPath"], (scale.get("spec") or {}).get("replicas", 0))
         versioned.setdefault("metadata", {})["resourceVersion"] = current["metadata"].get("resourceVersion", "")
         stored: dict[str, Any] = flow.to_storage(versioned, current)
-        return stored
+        # The replicas a scale write sets are its manager's, with subresource "scale"
+        # (the scale handler of the field manager maps the Scale's fields to the object's).
+        return with_managed_fields(stored, field_manager.update(live, versioned, manager))
 
     def answer(outcome: UpdateResult) -> Response:
         return object_response(
