@@ -31,7 +31,7 @@ import sys
 import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -332,6 +332,7 @@ class Case:
 
             return f"scale {version} {replicas}", scale
         if op == "stale":
+
             def stale(c: httpx.Client, current: dict[str, Any] | None) -> httpx.Response:
                 body = copy.deepcopy(current) if current else {"metadata": {"name": self.name}}
                 body["apiVersion"], body["kind"] = f"{self.group}/{version}", self.kind
@@ -446,13 +447,11 @@ def candidate_server(kubeconfig: Path | None) -> Iterator[Callable[..., httpx.Cl
 
 def widget_crd() -> dict[str, Any]:
     """The custom resource suite's Widget CRD, as kgen generates it from the suite's Go types."""
+    from conftest import write_tree
     from tests.serve_fixtures import generated_crds
     from tests.test_custom_resources import _files
 
-    root = Path(tempfile.mkdtemp(prefix="kgen-differential-"))
-    for path, text in _files().items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8")
+    root = write_tree(Path(tempfile.mkdtemp(prefix="kgen-differential-")), _files())
     return generated_crds(root / "pyproject.toml")[0]
 
 
@@ -483,8 +482,12 @@ def main(argv: list[str] | None = None) -> int:
     requests = agreed = 0
     codes: dict[str, Counter[int]] = defaultdict(Counter)
     disagreements: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    with ExitStack() as stack:
-        ref_http, cand_http = stack.enter_context(_clients(stack, args))
+    with (
+        external_cluster(str(args.reference), None) as reference,
+        candidate_server(args.candidate) as candidate,
+        reference() as ref_http,
+        candidate() as cand_http,
+    ):
         for crd in crds:
             install_crd(ref_http, crd)
             install_crd(cand_http, crd)
@@ -504,12 +507,12 @@ def main(argv: list[str] | None = None) -> int:
                             current[side] = body
                     answers[side] = normal(response)
                 requests += 1
-                codes[description.split(" ", 1)[0]][answers["reference"]["code"]] += 1
+                verb = description.split(" ", 1)[0]
+                codes[verb][answers["reference"]["code"]] += 1
                 where = first_difference(answers["reference"], answers["candidate"])
                 if where is None:
                     agreed += 1
                     continue
-                verb = description.split(" ", 1)[0]
                 key = f"{crd['spec']['names']['kind']} {verb} {answers['reference']['code']}/{answers['candidate']['code']} at {where}"
                 disagreements[key].append({"case": case.name, "request": description, **answers})
         for crd in crds:
@@ -529,14 +532,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(disagreements, indent=2) + "\n", encoding="utf-8")
     return 0
-
-
-@contextmanager
-def _clients(stack: ExitStack, args: argparse.Namespace) -> Iterator[tuple[httpx.Client, httpx.Client]]:
-    reference = stack.enter_context(external_cluster(str(args.reference), None))
-    candidate = stack.enter_context(candidate_server(args.candidate))
-    with reference() as ref_http, candidate() as cand_http:
-        yield ref_http, cand_http
 
 
 if __name__ == "__main__":

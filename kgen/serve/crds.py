@@ -218,7 +218,7 @@ class CustomResourceDefinitionStrategy(DefaultStrategy):
     def prepare_for_delete(self, obj: dict[str, Any]) -> None:
         """The first delete of a CRD adds the cleanup finalizer and says its objects will go
         (customresourcedefinition/etcd.go Delete); the finalizer controller deletes them,
-        then the CRD (`finish_deletion`)."""
+        then the CRD (`ServedAPI._finish_definition_deletion`)."""
         finalizers = obj["metadata"].setdefault("finalizers", [])
         if CLEANUP_FINALIZER not in finalizers:
             finalizers.append(CLEANUP_FINALIZER)

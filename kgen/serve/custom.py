@@ -127,7 +127,7 @@ def _go_print(value: Any) -> str:
 
 
 def _mentions(schema: Mapping[str, Any] | Any, keyword: str) -> bool:
-    """Whether a schema uses `keyword` anywhere (`default`, `x-kubernetes-validations`)."""
+    """Whether a schema uses `keyword` anywhere (`default`, `x-kubernetes-validations`, ...)."""
     if isinstance(schema, Mapping):
         return keyword in schema or any(_mentions(v, keyword) for v in schema.values())
     if isinstance(schema, list):
@@ -169,6 +169,10 @@ class CustomResourceFlow:
             version: _mentions(schema or {}, "x-kubernetes-validations") for version, schema in schemas.items()
         }
         """Whether each version's schema has CEL rules (only then is CEL validation run)."""
+        self.embedded = {
+            version: _mentions(schema or {}, "x-kubernetes-embedded-resource") for version, schema in schemas.items()
+        }
+        """Whether each version's schema has embedded resources (only then are they walked for)."""
         self.typed = typed
         """The typed flow whose generated conversions stand in for the conversion webhook."""
         self.webhook_conversion = webhook_conversion and typed is not None
@@ -225,7 +229,9 @@ class CustomResourceFlow:
                 f"{_go_type(metadata)}, expected map[string]interface{{}}"
             )
         schema = self.schemas[version]
-        pruned = prune(obj, schema) + _coerce_metadata(obj) + coerce_embedded_metadata(obj, schema)
+        pruned = prune(obj, schema) + _coerce_metadata(obj)
+        if self.embedded[version]:
+            pruned += coerce_embedded_metadata(obj, schema)
         unknown = [f'unknown field "{path}"' for path in sorted(pruned)]
         unknown += duplicates or []
         if unknown and field_validation is FieldValidation.STRICT:
@@ -338,7 +344,8 @@ class CustomResourceFlow:
                 errors += validate_update(obj, old, schema, lists=False)
             if scale:
                 errors += scale_errors(obj, scale)
-            errors += embedded_resource_errors(obj, schema)
+            if self.embedded.get(version):
+                errors += embedded_resource_errors(obj, schema)
         errors += list_type_errors(obj, schema) if old is None else update_list_type_errors(obj, old, schema)
         if self.rules.get(version):
             if any(error.type in _BLOCKING for error in errors):

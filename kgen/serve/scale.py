@@ -36,11 +36,11 @@ def _steps(json_path: str) -> list[str]:
     return [step for step in json_path.split(".") if step]
 
 
-def _read(obj: dict[str, Any], json_path: str) -> Any:
+def _read(obj: dict[str, Any], json_path: str, missing: Any = None) -> Any:
     value: Any = obj
     for step in _steps(json_path):
         if not isinstance(value, dict) or step not in value:
-            return None
+            return missing
         value = value[step]
     return value
 
@@ -87,13 +87,13 @@ def _replicas_found(obj: dict[str, Any], paths: dict[str, str]) -> dict[str, Any
     """`obj`, when it has a value at the spec replicas path; else the 500 the API server
     answers a Scale of it with (customresource/etcd.go ScaleREST)."""
     path = paths.get("specReplicasPath", "")
-    value: Any = obj
-    for step in _steps(path):
-        if not isinstance(value, dict) or step not in value:
-            message = f'the spec replicas field "{path}" does not exist'
-            raise APIError(500, "InternalError", f"Internal error occurred: {message}", [StatusCause("", message, "")])
-        value = value[step]
+    if _read(obj, path, _ABSENT) is _ABSENT:
+        message = f'the spec replicas field "{path}" does not exist'
+        raise APIError(500, "InternalError", f"Internal error occurred: {message}", [StatusCause("", message, "")])
     return obj
+
+
+_ABSENT = object()
 
 
 async def get_scale(call: Call) -> Response:

@@ -28,7 +28,7 @@ from kgen.runtime.store.options import (
     validate_delete_options,
 )
 from kgen.runtime.store.resource import json_copy
-from kgen.runtime.validation.field import Path, Uint64, forbidden, invalid, invalid_error, required
+from kgen.runtime.validation.field import Path, forbidden, invalid, invalid_error, required
 from kgen.runtime.work import checkpoint
 
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # apiserver's names.SimpleNameGenerator
@@ -220,7 +220,7 @@ class WriteOperations(StoreBase):
         if not resource_version:
             if not self.info.allow_unconditional_update:
                 path = Path.root("metadata", "resourceVersion")
-                problem = invalid(path, Uint64(0), "must be specified for an update")  # a uint64 in Go
+                problem = invalid(path, 0, "must be specified for an update")  # a uint64 in Go: json.Marshal writes 0
                 raise invalid_error(self.info.group, self.info.resource, name, [problem])
             meta["resourceVersion"] = old_meta["resourceVersion"]
         elif parse_resource_version(resource_version) != kv.mod_revision:

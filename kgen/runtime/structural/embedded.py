@@ -11,6 +11,7 @@ update (nothing ratchets).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from kgen.runtime.structural.schema import Structural
@@ -24,24 +25,28 @@ __all__ = ["coerce_embedded_metadata", "coerce_object_meta", "embedded_resource_
 def embedded_resource_errors(obj: Any, schema: Structural | None) -> list[FieldError]:
     """The errors of every embedded resource in `obj` (the resource itself is not one)."""
     errors: list[FieldError] = []
-    _walk(None, obj, schema, errors)
+    for path, resource in _embedded_resources(None, obj, schema):
+        _check_resource(path, resource, errors)
     return errors
 
 
-def _walk(path: PathNode, value: Any, schema: Structural | None, errors: list[FieldError]) -> None:
+def _embedded_resources(
+    path: PathNode, value: Any, schema: Structural | None
+) -> Iterator[tuple[PathNode, dict[str, Any]]]:
+    """Each object of `value` its schema marks `x-kubernetes-embedded-resource`, with its path."""
     if schema is None:
         return
     if isinstance(value, dict):
         if schema.embedded_resource:
-            _check_resource(path, value, errors)
+            yield path, value
         for key, item in value.items():
             if key in schema.properties:
-                _walk(field.child(path, key), item, schema.properties[key], errors)
+                yield from _embedded_resources(field.child(path, key), item, schema.properties[key])
             elif schema.additional_properties_schema is not None:
-                _walk(field.key(path, key), item, schema.additional_properties_schema, errors)
+                yield from _embedded_resources(field.key(path, key), item, schema.additional_properties_schema)
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            _walk(field.index(path, index), item, schema.items, errors)
+            yield from _embedded_resources(field.index(path, index), item, schema.items)
 
 
 def _check_resource(path: PathNode, obj: dict[str, Any], errors: list[FieldError]) -> None:
@@ -164,22 +169,7 @@ def coerce_embedded_metadata(obj: Any, schema: Structural | None) -> list[str]:
     """`coerce_object_meta` on the metadata of every embedded resource in `obj` (a custom
     resource, whose own metadata is not one); the unknown fields' paths."""
     unknown: list[str] = []
-    _coerce_walk("", obj, schema, unknown)
+    for path, resource in list(_embedded_resources(None, obj, schema)):
+        if isinstance(resource.get("metadata"), dict):
+            unknown += coerce_object_meta(resource["metadata"], field.path_string(field.child(path, "metadata")))
     return unknown
-
-
-def _coerce_walk(path: str, value: Any, schema: Structural | None, unknown: list[str]) -> None:
-    if schema is None:
-        return
-    if isinstance(value, dict):
-        if schema.embedded_resource and isinstance(value.get("metadata"), dict):
-            unknown += coerce_object_meta(value["metadata"], f"{path}.metadata" if path else "metadata")
-        for key, item in value.items():
-            child = f"{path}.{key}" if path else key
-            if key in schema.properties:
-                _coerce_walk(child, item, schema.properties[key], unknown)
-            elif schema.additional_properties_schema is not None:
-                _coerce_walk(f"{path}[{key}]", item, schema.additional_properties_schema, unknown)
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            _coerce_walk(f"{path}[{index}]", item, schema.items, unknown)

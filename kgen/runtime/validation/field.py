@@ -146,11 +146,9 @@ _TYPE_TEXT = {
     ErrorType.TYPE_INVALID: "Invalid value",
 }
 
-_OMIT = object()
-"""A bad value that is not shown (Required, Forbidden, Too long, Internal)."""
-
-OMIT_VALUE = _OMIT
-"""A bad value left out of the message (apimachinery's `field.OmitValueType{}`): `Invalid value: <detail>`."""
+OMIT_VALUE = object()
+"""A bad value left out of the message (apimachinery's `field.OmitValueType{}`): Required,
+Forbidden, Too long and Internal errors never show one, and `Invalid value: <detail>`."""
 
 _VALUE_NOT_SHOWN = {ErrorType.REQUIRED, ErrorType.FORBIDDEN, ErrorType.TOO_LONG, ErrorType.INTERNAL}
 
@@ -175,7 +173,7 @@ class FieldError:
 
     def body(self) -> str:
         """The message without the field path (apimachinery's `ErrorBody()`)."""
-        if self.type in _VALUE_NOT_SHOWN or self.bad_value is _OMIT:
+        if self.type in _VALUE_NOT_SHOWN or self.bad_value is OMIT_VALUE:
             text = self.type.text
         else:
             text = f"{self.type.text}: {format_value(self.bad_value)}"
@@ -198,11 +196,6 @@ class FieldError:
 
     def __hash__(self) -> int:
         return hash((self.type, self.field, self.body()))
-
-
-class Uint64(int):
-    """An unsigned Go integer as a bad value. ErrorBody writes it as json.Marshal does (`0`)
-    since apimachinery 1.34; before, with %#v, in hex (`0x0`)."""
 
 
 def format_value(value: Any) -> str:
@@ -306,7 +299,7 @@ def _go_float(value: float) -> str:
 
 
 def required(path: PathNode, detail: str = "", origin: str = "required") -> FieldError:
-    return FieldError(ErrorType.REQUIRED, path, _OMIT, detail, origin)
+    return FieldError(ErrorType.REQUIRED, path, OMIT_VALUE, detail, origin)
 
 
 def invalid(path: PathNode, value: Any, detail: str, origin: str = "") -> FieldError:
@@ -324,7 +317,7 @@ def duplicate(path: PathNode, value: Any, origin: str = "unique") -> FieldError:
 
 
 def forbidden(path: PathNode, detail: str = "", origin: str = "forbidden") -> FieldError:
-    return FieldError(ErrorType.FORBIDDEN, path, _OMIT, detail, origin)
+    return FieldError(ErrorType.FORBIDDEN, path, OMIT_VALUE, detail, origin)
 
 
 def too_long(path: PathNode, value: Any, max_length: int, unit: str = "bytes", origin: str = "maxLength") -> FieldError:
@@ -342,11 +335,11 @@ def too_many(path: PathNode, actual: int, max_items: int, origin: str = "maxItem
         detail = f"must have at most {max_items} {'item' if max_items == 1 else 'items'}"
     else:
         detail = "has too many items"
-    return FieldError(ErrorType.TOO_MANY, path, actual if actual >= 0 else _OMIT, detail, origin)
+    return FieldError(ErrorType.TOO_MANY, path, actual if actual >= 0 else OMIT_VALUE, detail, origin)
 
 
 def internal(path: PathNode, error: BaseException | str, origin: str = "internal") -> FieldError:
-    return FieldError(ErrorType.INTERNAL, path, _OMIT, str(error), origin)
+    return FieldError(ErrorType.INTERNAL, path, OMIT_VALUE, str(error), origin)
 
 
 def type_invalid(path: PathNode, value: Any, detail: str, origin: str = "type") -> FieldError:
