@@ -70,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--suite", action="append", help="a behavioural suite (default: %s)" % ", ".join(SUITES))
     parser.add_argument("--json", type=Path, help="write every check's outcome here")
     args = parser.parse_args(argv)
+    if not args.kubeconfig.is_file():
+        parser.error(f"--kubeconfig {args.kubeconfig}: no such file (give the real API server's kubeconfig)")
     checks = run(args.kubeconfig, args.suite or list(SUITES))
     width = max((len(c["check"]) for c in checks), default=0)
     for check in checks:

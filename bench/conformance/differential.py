@@ -469,6 +469,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--examples", type=int, default=2, help="examples printed per way of disagreeing")
     parser.add_argument("--json", type=Path, help="write every disagreement here")
     args = parser.parse_args(argv)
+    for option, given in (("--reference", args.reference), ("--candidate", args.candidate)):
+        if given is not None and not given.is_file():
+            parser.error(f"{option} {given}: no such file (give a kubeconfig of the server)")
     if args.crd:
         crds = [
             d
